@@ -1,0 +1,32 @@
+"""The eight fill patterns and the regions they allow (SPEC section 4).
+
+One definition shared by analysis (``depgraph.classify``), rendering and the runtime.
+"""
+
+from patterns.eight import (
+    BY_CODE,
+    CANONICAL,
+    PATTERNS,
+    Pattern,
+    breaking_regions,
+    matching,
+    select,
+    step_line,
+)
+from patterns.regions import REGION_CODE, REGIONS, region_codes, region_names, region_of
+
+__all__ = [
+    "BY_CODE",
+    "CANONICAL",
+    "PATTERNS",
+    "Pattern",
+    "REGIONS",
+    "REGION_CODE",
+    "breaking_regions",
+    "matching",
+    "region_codes",
+    "region_names",
+    "region_of",
+    "select",
+    "step_line",
+]
