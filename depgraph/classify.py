@@ -18,6 +18,8 @@ from patterns import BY_CODE, REGIONS, matching, region_codes, select
 
 __all__ = ["Classification", "classify", "region_counts"]
 
+_BLOCK = 1 << 18
+
 
 @dataclass(frozen=True)
 class Classification:
@@ -54,12 +56,16 @@ def region_counts(graph: DependencyGraph) -> dict[str, int]:
     >>> region_counts(g)
     {'Up': 2, 'Left': 1}
     """
-    src, dst = graph.edge_arrays()
-    cells = graph.flat_cells()
+    counts = np.zeros(len(REGIONS), dtype=np.int64)
     m = graph.shape[1]
-    xi, xj = np.divmod(cells[src], m)
-    yi, yj = np.divmod(cells[dst], m)
-    counts = np.bincount(region_codes(yi - xi, yj - xj), minlength=len(REGIONS))
+    cells = graph.flat_cells()
+    deg = graph.out_degree()
+    for a in range(0, graph.n_nodes, _BLOCK):  # blocks of nodes bound the temporaries
+        b = min(a + _BLOCK, graph.n_nodes)
+        lo, hi = graph.indptr[a], graph.indptr[b]
+        xi, xj = np.divmod(np.repeat(cells[a:b], deg[a:b]), m)
+        yi, yj = np.divmod(cells[graph.indices[lo:hi]], m)
+        counts += np.bincount(region_codes(yi - xi, yj - xj), minlength=len(REGIONS))
     return {REGIONS[c]: int(k) for c, k in enumerate(counts) if k}
 
 

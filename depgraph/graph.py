@@ -164,17 +164,22 @@ def from_edges(
     """
     if n_nodes is None:
         n_nodes = len(cells) if cells is not None else int(np.prod(shape))
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
-    key = np.unique(src * n_nodes + dst)  # sorted by (src, dst), repeats dropped
-    s, d = np.divmod(key, n_nodes)
-    del key
+    key = np.asarray(src, dtype=np.int64) * n_nodes
+    key += np.asarray(dst, dtype=np.int64)
+    key.sort()  # by (src, dst); a plain sort beats np.unique's hashing here
+    if len(key) > 1:
+        key = key[np.concatenate(([True], key[1:] != key[:-1]))]  # drop repeated edges
     node_t = _index_dtype(n_nodes)
-    indptr = _csr(d, s, n_nodes)
-    indices = d.astype(node_t)
-    order = np.argsort(d, kind="stable")
-    rindices = s[order].astype(node_t)
-    rindptr = _csr(rindices, d, n_nodes)
+    s = (key // n_nodes).astype(node_t)
+    key %= n_nodes
+    indices = key.astype(node_t)
+    del key
+    indptr = _csr(indices, s, n_nodes)
+    order = np.argsort(indices, kind="stable")
+    rindices = s[order]
+    del order
+    rindptr = _csr(rindices, indices, n_nodes)
+    del s
     if cells is not None:
         cells = np.asarray(cells).astype(_index_dtype(int(np.prod(shape))))
     return DependencyGraph(tuple(shape), indptr, indices, rindptr, rindices, cells)

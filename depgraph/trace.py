@@ -146,7 +146,7 @@ def _make_table_class(
     shape: tuple[int, ...],
     values: list[Any],
     reads: array,
-    current: list[tuple[int, ...]],
+    stack: list[int],
 ) -> type:
     """Build the recording stand-in for ``M``: a class whose ``__getitem__`` is a closure
     over the trace's state (closure variables are the fastest lookups Python has)."""
@@ -154,8 +154,11 @@ def _make_table_class(
     log = reads.append
     pending = _Pending
 
+    def current() -> tuple[int, ...]:
+        return tuple(int(c) for c in np.unravel_index(stack[-1], shape))
+
     def slow(key: object) -> Any:
-        flat = _flat_index(key, shape, current[0])
+        flat = _flat_index(key, shape, current())
         v = values[flat]
         if v is None:
             raise pending(flat)
@@ -197,7 +200,7 @@ def _make_table_class(
             return slow(key)
 
     def setitem(self: object, key: object, value: object) -> None:
-        raise WriteError(current[0], key)
+        raise WriteError(current(), key)
 
     cls = type(
         "M",
@@ -275,15 +278,14 @@ def trace(
     reads = array("q")
     done = array("q")
     ends = array("q")
-    current: list[tuple[int, ...]] = [()]
-    table = _make_table_class(shape, values, reads, current)()
+    stack: list[int] = []
+    table = _make_table_class(shape, values, reads, stack)()
     func, args = rec.func, rec.args
     conv = _converter(rec.dtype)
     on_stack = bytearray(n)
-    stack: list[int] = []
     reruns = 0
     n_done = 0
-    report_every = 1 << 16
+    next_report = report_every = 1 << 16
     strides = [math.prod(shape[k + 1 :]) for k in range(len(shape))]
     unravel2 = len(shape) == 2
 
@@ -298,7 +300,6 @@ def trace(
                 idx: tuple[int, ...] = divmod(x, shape[1])
             else:
                 idx = tuple((x // s) % d for s, d in zip(strides, shape))
-            current[0] = idx
             start = len(reads)
             try:
                 v = func(table, *idx, *args)
@@ -330,8 +331,9 @@ def trace(
             done.append(x)
             ends.append(len(reads))
             n_done += 1
-            if progress is not None and n_done % report_every == 0:
+            if n_done == next_report and progress is not None:
                 progress(n_done)
+                next_report += report_every
     if progress is not None:
         progress(n_done)
     return Trace(

@@ -1,0 +1,5 @@
+"""``python -m depgraph`` runs the command line."""
+
+from depgraph.cli import entry
+
+entry()

@@ -1,0 +1,135 @@
+"""The ``depgraph`` command line: parse, call the library, print.
+
+Exit status: 0 success; 1 the recurrence is invalid or failed (one paragraph on stderr,
+no traceback); 2 usage errors (argparse's own, and ``UsageError``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from depgraph.errors import DepgraphError, UsageError
+
+__all__ = ["main", "build_parser"]
+
+
+def _cell(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in text.replace("(", "").replace(")", "").split(",") if p.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a cell like 3,4 — got {text!r}") from None
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a Python file defining a @recurrence or @family")
+    p.add_argument("--name", help="which recurrence of the file (by function name)")
+    p.add_argument("--size", type=int, help="instantiate a family at this size")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="depgraph",
+        description="Dependency graphs, minimal stages, fill patterns and parallel fills "
+        "for dynamic-programming recurrences.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("analyze", help="trace the recurrence; DAG, stages, regions, patterns")
+    _common(p)
+    p.add_argument("--target", type=_cell, metavar="CELL",
+                   help="keep only the solution-generated graph of this cell, e.g. 7,6")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_analyze)
+    return parser
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from depgraph.loader import load
+
+    return load(args.file, name=args.name, size=args.size)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from depgraph.analysis import analyze
+    from depgraph.progress import progress
+
+    rec = _load(args)
+    update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
+    result = analyze(rec, target=args.target, progress=update)
+    data = result.to_json()
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(format_analysis(data))
+    return 0
+
+
+def format_analysis(d: dict[str, Any]) -> str:
+    """The readable text of ``depgraph analyze``."""
+    t = d["timings"]
+    lines = [
+        f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",
+    ]
+    if d["target"] is not None:
+        lines.append(f"target       {tuple(d['target'])}: solution-generated graph only "
+                     f"({d['cells']:,} of {d['table_cells']:,} cells)")
+    lines += [
+        f"cells        {d['cells']:,}",
+        f"edges        {d['edges']:,} direct dependencies",
+        f"base cases   {d['base_cases']:,}",
+        f"stages       {d['stages']:,} (minimal, Algorithm 1); widest stage {d['max_stage_width']:,} cells",
+    ]
+    if d["regions"] is None:
+        lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables; "
+                     "the stage schedule applies)")
+    else:
+        counts = d["region_counts"] or {}
+        regs = ", ".join(f"{r} ({counts[r]:,})" for r in d["regions"]) or "none (no reads)"
+        lines.append(f"regions      {regs}")
+        lines.append(f"patterns     {', '.join(d['patterns']) or 'none match'}")
+        if d["pattern"]:
+            lines.append(f"selected     {d['pattern']}: {d['pattern_stages']:,} steps "
+                         f"(minimal stages {d['stages']:,})")
+        else:
+            lines.append("selected     none: no pattern fits; fill by stages")
+    rate = d["trace_cells_per_s"]
+    lines += [
+        f"time         trace {t['trace_s']:.3f} s ({rate:,.0f} cells/s), graph {t['graph_s']:.3f} s, "
+        f"stages {t['stages_s']:.3f} s, classify {t['classify_s']:.3f} s",
+        f"memory       graph {_bytes(d['graph_bytes'])} "
+        f"({d['graph_bytes'] / max(d['edges'], 1):.1f} B/edge incl. pointers), "
+        f"table {_bytes(d['table_bytes'])}",
+    ]
+    return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except DepgraphError as err:
+        kind = "usage error" if isinstance(err, UsageError) else "error"
+        print(f"depgraph: {kind}: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("depgraph: interrupted", file=sys.stderr)
+        return 130
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

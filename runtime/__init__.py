@@ -1,0 +1,1 @@
+"""Executors (sequential reference, pattern fill, stage fill) over backends (python, cpu, cuda)."""
