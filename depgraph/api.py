@@ -94,7 +94,7 @@ def _check_shape(shape: Sequence[int] | int) -> tuple[int, ...]:
         shape = (int(shape),)
     try:
         out = tuple(int(s) for s in shape)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}") from exc
     if not out or any(s < 1 for s in out):
         raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}")

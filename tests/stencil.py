@@ -1,0 +1,37 @@
+"""Random stencil recurrences for property tests: a cell reads ``M[i + di, j + dj]`` for a
+random subset of offsets, chosen per cell, so reads vary from cell to cell."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from depgraph import Recurrence, recurrence
+
+
+def acyclic_offsets(rng: np.random.Generator, pi: tuple[int, int], reach: int, count: int) -> np.ndarray:
+    """``count`` distinct offsets ``d`` with ``pi . d < 0`` (so the stencil is acyclic)."""
+    cand = [(a, b) for a in range(-reach, reach + 1) for b in range(-reach, reach + 1)
+            if pi[0] * a + pi[1] * b < 0]
+    pick = rng.choice(len(cand), size=min(count, len(cand)), replace=False)
+    return np.array([cand[k] for k in pick], dtype=np.int64).reshape(-1, 2)
+
+
+def make_stencil(offsets: np.ndarray, shape: tuple[int, int], seed: int,
+                 dtype: type = np.int64, density: float = 0.7) -> Recurrence:
+    rng = np.random.default_rng(seed)
+    di = np.ascontiguousarray(offsets[:, 0])
+    dj = np.ascontiguousarray(offsets[:, 1])
+    use = rng.random((*shape, len(offsets))) < density
+    w = rng.integers(1, 9, size=shape).astype(dtype)
+
+    @recurrence(shape=shape, dtype=dtype, args=(di, dj, use, w))
+    def stencil(M, i, j, di, dj, use, w):
+        s = w[i, j]
+        for k in range(di.shape[0]):
+            a = i + di[k]
+            b = j + dj[k]
+            if use[i, j, k] and a >= 0 and a < M.shape[0] and b >= 0 and b < M.shape[1]:
+                s = s + M[a, b] * (k + 1)
+        return s % 1000003 if s > 1000003 else s
+
+    return stencil

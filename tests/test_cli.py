@@ -1,0 +1,89 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from depgraph.cli import main
+
+LCS = """
+X = np.frombuffer(b"AGCGTAG", dtype=np.uint8)
+Y = np.frombuffer(b"GTCAGA", dtype=np.uint8)
+
+@recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.int32, args=(X, Y))
+def lcs(M, i, j, X, Y):
+    if i == 0 or j == 0:
+        return 0
+    if X[i - 1] == Y[j - 1]:
+        return M[i - 1, j - 1] + 1
+    return max(M[i - 1, j], M[i, j - 1])
+"""
+CYCLE = """
+@recurrence(shape=(3, 4), dtype=np.int64)
+def cyc(M, i, j):
+    if (i, j) == (1, 2):
+        return M[1, 3]
+    if (i, j) == (1, 3):
+        return M[1, 2]
+    return 0
+"""
+OOB = """
+@recurrence(shape=(5, 5), dtype=np.int64)
+def oob(M, i, j):
+    return M[i - 1, j] if j == 1 else 0
+"""
+
+REQUIRED = ["name", "shape", "cells", "edges", "base_cases", "stages", "max_stage_width",
+            "regions", "patterns", "pattern", "pattern_stages"]
+
+
+def test_analyze_json_has_the_contract_fields(write_rec, capsys):
+    assert main(["analyze", write_rec(LCS), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert all(k in d for k in REQUIRED)
+    assert d["name"] == "lcs" and d["shape"] == [8, 7] and d["cells"] == 56
+    assert d["regions"] == ["Left", "Up", "UpLeft"] and d["patterns"] == ["NOSE"]
+    assert d["pattern"] == "NOSE" and d["pattern_stages"] == 14 and d["base_cases"] == 14
+
+
+def test_analyze_text(write_rec, capsys):
+    assert main(["analyze", write_rec(LCS)]) == 0
+    out = capsys.readouterr().out
+    assert "selected     NOSE: 14 steps" in out and "edges" in out and "B/edge" in out
+
+
+def test_target_option(write_rec, capsys):
+    assert main(["analyze", write_rec(LCS), "--target", "2,2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["target"] == [2, 2] and d["cells"] < 56
+
+
+@pytest.mark.parametrize("body, code, text", [
+    (CYCLE, 1, "(1, 2) -> (1, 3) -> (1, 2)"),
+    (OOB, 1, "cell (0, 1) reads (-1, 1), outside shape (5, 5)"),
+    ("x = 1\n", 2, "defines no recurrence"),
+])
+def test_errors_exit_status_and_message(write_rec, capsys, body, code, text):
+    assert main(["analyze", write_rec(body)]) == code
+    err = capsys.readouterr().err
+    assert text in err and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(tmp_path, capsys):
+    assert main(["analyze", str(tmp_path / "missing.py")]) == 2
+    with pytest.raises(SystemExit) as e:
+        main(["analyze"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        main(["analyze", "x.py", "--target", "a,b"])
+    assert e.value.code == 2
+
+
+def test_console_script_no_traceback(write_rec):
+    path = write_rec(CYCLE)
+    r = subprocess.run([sys.executable, "-m", "depgraph", "analyze", path],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("depgraph: error: the recurrence is cyclic")
+    r = subprocess.run([sys.executable, "-m", "depgraph", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "analyze" in r.stdout
