@@ -1,0 +1,489 @@
+"""The example recurrences: the thesis's four case studies (``examples/``) and the catalog
+of problems from the thesis's table of Lew & Mauch's problems (``examples/catalog/``).
+
+For every file, at a few sizes: the pattern depgraph selects is the thesis's (or a
+documented deviation), every read falls in that pattern's regions, and the traced table
+equals the module's ``reference`` (a different implementation of the same DP: memoised,
+vectorised, a closed form or another algorithm).  Then the thesis's own answers, tables of
+odd shapes, answers checked by brute force or another algorithm, and numba compilation.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from depgraph import Family, analyze, load
+from depgraph.loader import definitions, load_module
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+# The thesis's table (section 4.2.3, "Patrones en algunos algoritmos de programación
+# dinámica") by example file.  The table lists 32 names, though its text says 31.
+THESIS = {
+    # the four case studies (chapter 2; SPEC section 5)
+    "binomial": "RUD",
+    "knapsack": "RUD",
+    "lcs": "NOSE",
+    "matrix_chain": "SONE",
+    # the catalog
+    "edit_distance": "NOSE",
+    "optimal_allotment": "RDU",
+    "alphabetic_radix_code_tree": "SONE",
+    "assembly_line_balancing": "RDU",
+    "optimal_assignment": "RDU",
+    "optimal_bst": "SONE",
+    "optimal_covering": "RUD",
+    "deadline_scheduling": "RDU",
+    "discounted_profits": "RDU",
+    "fibonacci": "CLR",
+    "integer_linear_programming": "RDU",
+    "inventory": "RDU",
+    "optimal_investment": "RDU",
+    "winning_in_las_vegas": "RDU",
+    "cov_as_ksint": "RDU",
+    "integer_knapsack": "RUD",
+    "minimum_maximum": "RDU",
+    "min_spanning_tree": "CRL",
+    "nim": "CLR",
+    "optimal_distribution": "RDU",
+    "production": "RDU",
+    "reliability_design": "RUD",
+    "replacement": "CRL",
+    "stagecoach": "RDU",
+    "segmented_curve_fitting": "RUD",
+    "process_scheduling": "RDU",
+    "transportation": "RDU",
+    "shortest_path_acyclic": "CLR",
+}
+
+# Files whose honest 2-D formulation selects another pattern than the thesis lists
+# (file -> selected pattern).  None: every formulation gives the thesis's pattern.
+DEVIATIONS: dict[str, str] = {}
+
+# Allowed regions of each pattern (SPEC section 4), written out independently here.
+ALLOWED = {
+    "RUD": {"UpLeft", "Up", "UpRight"},
+    "RDU": {"DownLeft", "Down", "DownRight"},
+    "CLR": {"UpLeft", "Left", "DownLeft"},
+    "CRL": {"UpRight", "Right", "DownRight"},
+    "NOSE": {"UpLeft", "Up", "Left"},
+    "SENO": {"Right", "DownRight", "Down"},
+    "SONE": {"Left", "DownLeft", "Down"},
+    "NESO": {"Up", "UpRight", "Right"},
+}
+
+# Families whose size-1 table reads nothing (one cell, or only base cases): every pattern
+# matches it and the canonical order picks RUD; those start at size 2.
+NO_READS_AT_1 = {
+    "binomial", "matrix_chain", "optimal_bst", "alphabetic_radix_code_tree", "min_spanning_tree",
+    "shortest_path_acyclic", "fibonacci", "stagecoach", "minimum_maximum",
+    "assembly_line_balancing",
+}
+# Tables of exponential size (V x 2^V, (n+1) x 2^n).
+SIZES_EXPONENTIAL = {"min_spanning_tree": (2, 4, 7), "optimal_assignment": (1, 3, 6)}
+
+
+def _files() -> dict[str, Path]:
+    paths = sorted(EXAMPLES.glob("*.py")) + sorted((EXAMPLES / "catalog").glob("*.py"))
+    return {p.stem: p for p in paths}
+
+
+FILES = _files()
+
+
+def _sizes(stem: str) -> tuple[int, ...]:
+    if stem in SIZES_EXPONENTIAL:
+        return SIZES_EXPONENTIAL[stem]
+    return (2, 7, 16) if stem in NO_READS_AT_1 else (1, 7, 16)
+
+
+CASES = [(stem, n) for stem in FILES for n in _sizes(stem)]
+
+_modules: dict[str, object] = {}
+
+
+def module(stem: str):
+    """The example file as a module (for its builder, ``data`` and ``reference``)."""
+    if stem not in _modules:
+        path = FILES[stem]
+        spec = importlib.util.spec_from_file_location(f"_example_{stem}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _modules[stem] = mod
+    return _modules[stem]
+
+
+def expected(stem: str) -> str:
+    return DEVIATIONS.get(stem, THESIS[stem])
+
+
+def assert_same_table(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.shape == want.shape
+    if np.issubdtype(got.dtype, np.floating):
+        assert np.allclose(got, want, rtol=1e-12), np.argwhere(~np.isclose(got, want, rtol=1e-12))
+    else:
+        assert np.array_equal(got, want), np.argwhere(got != want)
+
+
+# --- every file --------------------------------------------------------------------------
+
+
+def test_every_problem_has_a_file():
+    assert set(FILES) == set(THESIS)
+    catalog = list((EXAMPLES / "catalog").glob("*.py"))
+    assert len(catalog) >= 14
+
+
+@pytest.mark.parametrize("stem", sorted(FILES))
+def test_file_defines_one_family(stem):
+    found = definitions(load_module(FILES[stem]))
+    assert list(found) == [stem]
+    assert isinstance(found[stem], Family)
+
+
+@pytest.mark.parametrize("stem", sorted(FILES))
+def test_module_states_the_thesis_pattern(stem):
+    mod = module(stem)
+    assert mod.THESIS_PATTERN == THESIS[stem]
+    assert mod.EXPECTED_PATTERN == expected(stem)
+    assert mod.PROBLEM and mod.FORMULATION and mod.__doc__
+
+
+@pytest.mark.parametrize(("stem", "n"), CASES)
+def test_pattern_and_table(stem, n):
+    mod = module(stem)
+    rec = load(FILES[stem], size=n)
+    assert rec.ndim == 2
+    a = analyze(rec)
+    assert a.graph.n_edges > 0
+    assert set(a.regions) <= ALLOWED[expected(stem)]
+    assert a.pattern == expected(stem)
+    assert expected(stem) in a.patterns
+    assert_same_table(a.table, mod.reference(*mod.data(n)))
+
+
+@pytest.mark.parametrize("stem", sorted(NO_READS_AT_1))
+def test_size_one_reads_nothing_and_every_pattern_matches(stem):
+    a = analyze(load(FILES[stem], size=1))
+    assert a.graph.n_edges == 0
+    assert a.regions == ()
+    assert a.patterns == tuple(ALLOWED)
+    assert a.pattern == "RUD"  # every pattern takes one step; canonical order decides
+
+
+# --- the thesis's own answers (SPEC section 5) ---------------------------------------------
+
+
+def test_thesis_lcs_is_4():
+    a = analyze(module("lcs").make_lcs(b"AGCGTAG", b"GTCAGA"))
+    assert a.table.shape == (8, 7)
+    assert a.table[-1, -1] == 4
+    assert a.pattern == "NOSE"
+
+
+def test_thesis_matrix_chain_is_180():
+    a = analyze(module("matrix_chain").make_matrix_chain([8, 3, 7, 4]))
+    assert a.table[0, 2] == 180
+    assert a.table[0, 1] == 8 * 3 * 7 and a.table[1, 2] == 3 * 7 * 4
+    assert a.pattern == "SONE"
+
+
+def test_thesis_binomial_10_4_is_210():
+    a = analyze(module("binomial").make_binomial(10))
+    assert a.table[10, 4] == 210
+    assert a.pattern == "RUD"
+
+
+def test_thesis_case_patterns():
+    got = {stem: analyze(load(FILES[stem], size=9)).pattern
+           for stem in ("binomial", "knapsack", "lcs", "matrix_chain")}
+    assert got == {"binomial": "RUD", "knapsack": "RUD", "lcs": "NOSE", "matrix_chain": "SONE"}
+
+
+def test_thesis_case_regions():
+    regions = {stem: analyze(load(FILES[stem], size=9)).regions
+               for stem in ("binomial", "knapsack", "lcs", "matrix_chain")}
+    assert regions == {
+        "binomial": ("Up", "UpLeft"),
+        "knapsack": ("Up", "UpLeft"),
+        "lcs": ("Left", "Up", "UpLeft"),
+        "matrix_chain": ("Down", "Left"),
+    }
+
+
+# --- tables of other shapes ----------------------------------------------------------------
+
+
+def test_knapsack_one_item():
+    mod = module("knapsack")
+    a = analyze(mod.make_knapsack([3], [5], 10))
+    assert a.table.shape == (2, 11)
+    assert a.table[1].tolist() == [0, 0, 0] + [5] * 8
+    assert a.pattern == "RUD"
+    a = analyze(load(FILES["knapsack"], size=1))
+    assert a.table.shape == (2, 11)
+    assert_same_table(a.table, mod.reference(*mod.data(1)))
+
+
+def test_binomial_rectangular():
+    mod = module("binomial")
+    a = analyze(mod.make_binomial(12, 4))
+    assert a.table.shape == (13, 5)
+    assert a.pattern == "RUD"
+    assert_same_table(a.table, mod.reference(12, 4))
+
+
+@pytest.mark.parametrize(("x", "y"), [(b"AGCGTAG", b""), (b"A", b"GTCAGAGG"), (b"ACGTTGCA", b"TGC")])
+def test_lcs_rectangular(x, y):
+    mod = module("lcs")
+    a = analyze(mod.make_lcs(x, y))
+    assert a.table.shape == (len(x) + 1, len(y) + 1)
+    assert_same_table(a.table, mod.reference(x, y))
+    if len(y) == 0:
+        # an (n+1) x 1 column of base cases reads nothing: every pattern matches and CLR
+        # fills the one column in one step
+        assert a.graph.n_edges == 0 and a.pattern == "CLR"
+    elif len(x) == 1:
+        assert a.pattern == "NOSE"
+
+
+@pytest.mark.parametrize("n", [2, 3, 40])
+def test_fibonacci_one_row(n):
+    mod = module("fibonacci")
+    a = analyze(load(FILES["fibonacci"], size=n))
+    assert a.table.shape == (1, n + 1)
+    assert a.regions == ("Left",)
+    assert a.patterns == ("CLR", "NOSE", "SONE")
+    assert a.pattern == "CLR" and a.classification.pattern_stages == n + 1
+    assert a.table[0, -1] == float(mod.reference(n)[0, -1])
+
+
+def test_edit_distance_narrow_tables():
+    mod = module("edit_distance")
+    # Y empty: an (n+1) x 1 column of base cases; nothing is read, every pattern matches
+    # and CLR fills the single column in one step.
+    a = analyze(mod.make_edit_distance(np.array([1, 2, 3, 0]), np.array([], dtype=np.int64)))
+    assert a.table.shape == (5, 1)
+    assert a.table[:, 0].tolist() == [0, 1, 2, 3, 4]
+    assert a.regions == () and a.pattern == "CLR"
+    # |Y| = 1: an (n+1) x 2 table, the full NOSE reads
+    x, y = np.array([1, 2, 3, 0]), np.array([2])
+    a = analyze(mod.make_edit_distance(x, y))
+    assert a.table.shape == (5, 2) and a.pattern == "NOSE"
+    assert_same_table(a.table, mod.reference(x, y))
+
+
+def test_stagecoach_single_node_stages():
+    # one node per stage: an n x 1 table reading Down only; RDU, SENO and SONE all take
+    # n steps and the canonical order picks RDU.
+    mod = module("stagecoach")
+    C = np.arange(1, 6, dtype=np.int64).reshape(5, 1, 1)
+    a = analyze(mod.make_stagecoach(C, np.array([7])))
+    assert a.table.shape == (5, 1)
+    assert a.table[:, 0].tolist() == [7 + 1 + 2 + 3 + 4, 7 + 2 + 3 + 4, 7 + 3 + 4, 7 + 4, 7]
+    assert a.patterns == ("RDU", "SENO", "SONE")
+    assert a.pattern == "RDU"
+
+
+def test_nim_single_rule_is_one_row():
+    mod = module("nim")
+    a = analyze(mod.make_nim(12, 1))
+    assert a.table.shape == (1, 13)
+    assert a.table[0].tolist() == [int(m % 2 != 0) for m in range(13)]
+    assert a.pattern == "CLR"
+
+
+def test_assembly_line_is_n_by_2():
+    a = analyze(load(FILES["assembly_line_balancing"], size=16))
+    assert a.table.shape == (16, 2)
+    assert a.regions == ("Down", "DownLeft", "DownRight")
+    assert a.pattern == "RDU"
+
+
+# --- answers checked by another algorithm or by brute force --------------------------------
+
+
+def test_integer_knapsack_both_forms_agree_but_read_differently():
+    # The stage-and-decision form (RUD) and the one-line form (reads Left: NOSE) give the
+    # same table; the reference is the one-line form.
+    mod = module("integer_knapsack")
+    from depgraph import recurrence
+
+    w, p, cap = mod.data(9)
+
+    @recurrence(shape=(len(w) + 1, cap + 1), dtype=np.int64, args=(w, p))
+    def one_line(M, i, c, w, p):
+        if i == 0:
+            return 0
+        if w[i - 1] > c:
+            return M[i - 1, c]
+        return max(M[i - 1, c], p[i - 1] + M[i, c - w[i - 1]])
+
+    staged, plain = analyze(mod.make_integer_knapsack(w, p, cap)), analyze(one_line)
+    assert_same_table(staged.table, plain.table)
+    assert staged.pattern == "RUD" and plain.pattern == "NOSE"
+
+
+def test_min_spanning_tree_matches_kruskal():
+    mod = module("min_spanning_tree")
+    for n in (2, 5, 7):
+        (w,) = mod.data(n)
+        a = analyze(mod.make_min_spanning_tree(w))
+        parent = list(range(n))
+
+        def find(x):
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        total = 0
+        for cost, u, v in sorted((int(w[u, v]), u, v) for u in range(n) for v in range(u + 1, n)):
+            ru, rv = find(u), find(v)
+            if ru != rv:
+                parent[ru] = rv
+                total += cost
+        assert [int(a.table[r, 1 << r]) for r in range(n)] == [total] * n
+
+
+def test_optimal_assignment_matches_permutations():
+    mod = module("optimal_assignment")
+    for n in (1, 3, 6):
+        (C,) = mod.data(n)
+        best = min(sum(int(C[k, perm[k]]) for k in range(n)) for perm in itertools.permutations(range(n)))
+        assert analyze(mod.make_optimal_assignment(C)).table[0, 0] == best
+
+
+def test_deadline_scheduling_matches_greedy():
+    # Unit jobs with deadlines form a matroid: the profit-greedy schedule is optimal.
+    mod = module("deadline_scheduling")
+    for n in (1, 7, 16):
+        d, p = mod.data(n)
+        slots = [False] * (n + 1)
+        total = 0
+        for k in sorted(range(n), key=lambda k: -int(p[k])):
+            for t in range(int(d[k]), 0, -1):
+                if not slots[t]:
+                    slots[t] = True
+                    total += int(p[k])
+                    break
+        assert analyze(mod.make_deadline_scheduling(d, p)).table[0, 0] == total
+
+
+def test_transportation_matches_greedy():
+    mod = module("transportation")
+    for n in (1, 7, 16):
+        args = mod.data(n)
+        a = analyze(mod.make_transportation(*args))
+        assert a.table[0, -1] == mod.greedy_cost(*args)
+
+
+def test_assembly_line_matches_forward_fastest_way():
+    mod = module("assembly_line_balancing")
+    for n in (2, 7, 16):
+        a_, t, e, x = mod.data(n)
+        table = analyze(mod.make_assembly_line_balancing(a_, t, e, x)).table
+        assert min(int(e[0]) + table[0, 0], int(e[1]) + table[0, 1]) == mod.fastest_way(a_, t, e, x)
+
+
+def test_integer_linear_programming_matches_enumeration():
+    mod = module("integer_linear_programming")
+    for n in (1, 4, 6):
+        a_, c, u, b = mod.data(n)
+        best = 0
+        for xs in itertools.product(*(range(int(k) + 1) for k in u)):
+            if sum(int(ai) * xi for ai, xi in zip(a_, xs)) <= b:
+                best = max(best, sum(int(ci) * xi for ci, xi in zip(c, xs)))
+        assert analyze(mod.make_integer_linear_programming(a_, c, u, b)).table[0, b] == best
+
+
+def test_process_scheduling_matches_subsets():
+    mod = module("process_scheduling")
+    for n in (1, 6, 11):
+        (times,) = mod.data(n)
+        total = int(times.sum())
+        best = min(
+            max(s, total - s)
+            for s in (sum(int(t) for t, bit in zip(times, bits) if bit)
+                      for bits in itertools.product((0, 1), repeat=n))
+        )
+        assert analyze(mod.make_process_scheduling(times)).table[0, 0] == best
+
+
+def test_optimal_covering_matches_enumeration():
+    # choose at most K cut points among the objects; each group pays its largest price
+    mod = module("optimal_covering")
+    for n in (1, 6, 9):
+        prices, K = mod.data(n)
+        c = [int(v) for v in prices]
+        best = None
+        for k in range(1, K + 1):
+            for cuts in itertools.combinations(range(1, n), k - 1):
+                bounds = [0, *cuts, n]
+                cost = sum((hi - lo) * c[hi - 1] for lo, hi in zip(bounds, bounds[1:]))
+                best = cost if best is None else min(best, cost)
+        assert analyze(mod.make_optimal_covering(prices, K)).table[K, n] == best
+
+
+def test_winning_in_las_vegas_known_value():
+    # Hillier & Lieberman's example: 3 chips, target 5, 3 bets, p = 2/3 -> 20/27.
+    mod = module("winning_in_las_vegas")
+    a = analyze(mod.make_winning_in_las_vegas(3, 5, 2.0 / 3.0))
+    assert math.isclose(a.table[0, 3], 20.0 / 27.0, rel_tol=1e-12)
+    assert a.pattern == "RDU"
+
+
+def test_shortest_path_rows_are_single_source_dags():
+    mod = module("shortest_path_acyclic")
+    (W,) = mod.data(12)
+    table = analyze(mod.make_shortest_path_acyclic(W)).table
+
+    @lru_cache(maxsize=None)
+    def dist(s, v):  # single-source recursion over predecessors
+        if v == s:
+            return 0.0
+        return min([dist(s, u) + W[u, v] for u in range(s, v) if np.isfinite(W[u, v])], default=np.inf)
+
+    for s in range(12):
+        assert [dist(s, v) for v in range(s, 12)] == table[s, s:].tolist()
+        assert np.all(np.isinf(table[s, :s]))
+
+
+def test_alphabetic_tree_two_and_three_symbols():
+    mod = module("alphabetic_radix_code_tree")
+    a = analyze(mod.make_alphabetic_radix_code_tree([5, 1, 1]))
+    # best tree: 5 at depth 1, the others at depth 2 -> 5 + 2 + 2
+    assert a.table[0, 2] == 9 and a.table[0, 1] == 6 and a.table[1, 2] == 2
+
+
+def test_optimal_bst_small():
+    mod = module("optimal_bst")
+    a = analyze(mod.make_optimal_bst([1, 10, 1]))
+    # root the heavy key: 10 * 1 + 1 * 2 + 1 * 2
+    assert a.table[0, 2] == 14
+
+
+# --- numba can compile every cell function -------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", sorted(FILES))
+def test_cell_function_compiles_with_numba(stem):
+    """``numba.njit`` of the cell function recomputes every cell from the reference table."""
+    numba = pytest.importorskip("numba")
+    mod = module(stem)
+    n = 5
+    rec = load(FILES[stem], size=n)
+    table = np.ascontiguousarray(mod.reference(*mod.data(n)), dtype=rec.dtype)
+    f = numba.njit(rec.func)
+    got = np.empty_like(table)
+    for idx in np.ndindex(*rec.shape):
+        got[idx] = f(table, *idx, *rec.args)
+    assert_same_table(got, table)
