@@ -44,6 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep only the solution-generated graph of this cell, e.g. 7,6")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_analyze)
+
+    p = sub.add_parser("render", help="draw the DAG, stages, regions or pattern view")
+    _common(p)
+    p.add_argument("--view", required=True, help="dag, stages, regions or pattern")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file; format from the suffix: .dot, .svg, .png, .pdf")
+    p.add_argument("--max-cells", type=int, default=None,
+                   help="largest table the dag view draws (default 400 cells)")
+    p.add_argument("--slice", default=None, metavar="SPEC",
+                   help="2-D slice of a k-D table for 2-D views, e.g. ':,:,3'")
+    p.set_defaults(handler=_render)
     return parser
 
 
@@ -66,6 +77,12 @@ def _analyze(args: argparse.Namespace) -> int:
     else:
         print(format_analysis(data))
     return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from depgraph.render import render_command
+
+    return render_command(args)
 
 
 def format_analysis(d: dict[str, Any]) -> str:
