@@ -45,6 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_analyze)
 
+    p = sub.add_parser("run", help="fill the table on the GPU or all CPU cores")
+    _common(p)
+    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "python"])
+    p.add_argument("--schedule", default="auto", choices=["auto", "pattern", "stages", "sequential"])
+    p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
+    p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_run)
+
     p = sub.add_parser("render", help="draw the DAG, stages, regions or pattern view")
     _common(p)
     p.add_argument("--view", required=True, help="dag, stages, regions or pattern")
@@ -77,6 +86,52 @@ def _analyze(args: argparse.Namespace) -> int:
     else:
         print(format_analysis(data))
     return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from depgraph.progress import progress
+    from runtime.fill import fill
+
+    rec = _load(args)
+    if args.output and not args.output.endswith(".npy"):
+        raise UsageError(f"-o {args.output!r}: the table is saved as NumPy .npy; name it OUT.npy")
+    update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
+    res = fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
+               progress=update)
+    if args.output:
+        np.save(args.output, res.table)
+    data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
+            "output": args.output}
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(format_run(data))
+    return 0
+
+
+def format_run(d: dict[str, Any]) -> str:
+    """The readable text of ``depgraph run``."""
+    pattern = f" {d['pattern']}" if d["pattern"] else ""
+    rate = f"{d['cells_per_s']:,.0f} cells/s" if d["cells_per_s"] else "n/a"
+    lines = [
+        f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}  ({d['cells']:,} cells)",
+        f"backend      {d['backend']}",
+        f"schedule     {d['schedule']}{pattern}: {d['steps']:,} steps",
+        f"fill         {d['compute_s']:.4f} s compute ({rate}); compiling {d['compile_s']:.2f} s apart",
+    ]
+    if d["backend"] == "cuda":
+        lines.append(f"transfers    host->device {d['h2d_s']:.4f} s, device->host {d['d2h_s']:.4f} s "
+                     "(apart from compute)")
+    lines.append(f"planning     {d['plan_s']:.4f} s (reads checked at this size)")
+    for note in d["notes"]:
+        lines.append(f"why          {note}")
+    if d["verified"]:
+        lines.append(f"verify       {d['verified']}")
+    if d["output"]:
+        lines.append(f"saved        {d['output']}")
+    return "\n".join(lines)
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -7,11 +7,14 @@ from patterns.eight import (
     BY_CODE,
     CANONICAL,
     PATTERNS,
+    SWEEPS,
     Pattern,
+    Sweep,
     breaking_regions,
     matching,
     select,
     step_line,
+    sweep_for,
 )
 from patterns.regions import REGION_CODE, REGIONS, region_codes, region_names, region_of
 
@@ -29,4 +32,7 @@ __all__ = [
     "region_of",
     "select",
     "step_line",
+    "SWEEPS",
+    "Sweep",
+    "sweep_for",
 ]

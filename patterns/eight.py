@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from patterns.regions import REGION_CODE
+from patterns.regions import REGION_CODE, REGIONS
 
 __all__ = [
     "Pattern",
@@ -31,6 +31,9 @@ __all__ = [
     "matching",
     "select",
     "breaking_regions",
+    "Sweep",
+    "SWEEPS",
+    "sweep_for",
 ]
 
 
@@ -190,3 +193,57 @@ def breaking_regions(regions: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """
     regs = set(regions)
     return {p.code: tuple(sorted(regs - p.allowed)) for p in PATTERNS}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A lexicographic one-cell-at-a-time order of a 2-D table.
+
+    ``axis`` 0 walks rows outer (row by row), 1 columns outer; ``si``/``sj`` are +1 for
+    ascending, -1 for descending row/column indices.  ``covers`` are the read regions that
+    are always computed before the cell in this order.
+    """
+
+    axis: int
+    si: int
+    sj: int
+
+    @property
+    def covers(self) -> frozenset[str]:
+        """Regions already filled when a cell's turn comes.
+
+        Examples
+        --------
+        >>> sorted(Sweep(0, 1, 1).covers)
+        ['Left', 'Up', 'UpLeft', 'UpRight']
+        """
+        out = set()
+        for a in (-1, 0, 1):
+            for b in (-1, 0, 1):
+                outer, inner = (a, b) if self.axis == 0 else (b, a)
+                so, si = (self.si, self.sj) if self.axis == 0 else (self.sj, self.si)
+                if outer == -so or (outer == 0 and inner == -si):
+                    out.add(REGIONS[(a + 1) * 3 + b + 1])
+        return frozenset(out)
+
+
+#: All eight lexicographic orders, row-major top-down left-right first.
+SWEEPS: tuple[Sweep, ...] = tuple(
+    Sweep(axis, si, sj) for axis in (0, 1) for si in (1, -1) for sj in (1, -1)
+)
+
+
+def sweep_for(regions: Iterable[str]) -> Sweep | None:
+    """The first lexicographic order in which every read in ``regions`` is ready.
+
+    This is the sequential fill order of a pattern: ``sweep_for(p.allowed)``.
+
+    Examples
+    --------
+    >>> sweep_for(BY_CODE["SONE"].allowed)
+    Sweep(axis=0, si=-1, sj=1)
+    >>> sweep_for({"Up", "Down"}) is None
+    True
+    """
+    regs = set(regions)
+    return next((s for s in SWEEPS if regs <= s.covers), None)

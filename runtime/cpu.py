@@ -1,0 +1,234 @@
+"""CPU backend: the cell function compiled by numba, sequential and parallel fills.
+
+Kernels are generated from small templates per recurrence (number of dimensions and args)
+and compiled by numba; the cell function is called from them as a compiled function.
+
+- ``sweep``: one core, a lexicographic order (:class:`patterns.Sweep`).  Its *checked*
+  form runs a rewrite of the cell function whose reads of ``M`` record the region of
+  every read and the first out-of-bounds read: one pass is both the sequential
+  reference fill and an exact check of the reads at this size and with these inputs.
+- ``pattern``: one parallel loop (``prange``) over the cells of each step of a pattern.
+- ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
+  with ``parallel=False`` it is a sequential fill in that order.
+
+Assumptions: the cell function is numba-compilable; tables are NumPy arrays whose layout
+(C or F) the caller chose.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from depgraph.api import Recurrence
+from depgraph.errors import CompileError, RecurrenceError
+from patterns import REGIONS, Sweep, step_line
+from runtime.cache import CACHE, arg_tail, compile_source
+from runtime.source import function_namespace, rewrite_reads
+
+__all__ = [
+    "compiled_cell",
+    "sweep_fill",
+    "pattern_fill",
+    "order_fill",
+    "CHECK_SLOTS",
+    "regions_of_bits",
+    "Timing",
+]
+
+#: Checked reads write ``[region bits, out-of-bounds flag, cell..., read...]`` here.
+CHECK_SLOTS = 8
+
+
+def _numba() -> Any:
+    import numba
+
+    return numba
+
+
+def _checked_read2() -> Any:
+    numba = _numba()
+
+    @numba.njit(inline="always")
+    def read(M, ck, x0, x1, a, b):  # pragma: no cover - compiled
+        if a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1]:
+            if ck[1] == 0:
+                ck[1] = 1
+                ck[2] = x0
+                ck[3] = x1
+                ck[4] = a
+                ck[5] = b
+            return M[0, 0]
+        d0 = a - x0
+        d1 = b - x1
+        s0 = 1 if d0 > 0 else (-1 if d0 < 0 else 0)
+        s1 = 1 if d1 > 0 else (-1 if d1 < 0 else 0)
+        ck[0] |= 1 << ((s0 + 1) * 3 + s1 + 1)
+        return M[a, b]
+
+    return read
+
+
+def regions_of_bits(bits: int) -> tuple[str, ...]:
+    """Sorted region names of a checked fill's region bit mask.
+
+    Examples
+    --------
+    >>> regions_of_bits(0b1011)
+    ('Left', 'Up', 'UpLeft')
+    """
+    return tuple(sorted(REGIONS[c] for c in range(len(REGIONS)) if bits >> c & 1))
+
+
+def _jit(func: Any, **opts: Any) -> Any:
+    return _numba().njit(**opts)(func)
+
+
+def compiled_cell(rec: Recurrence, checked: bool = False) -> Any:
+    """The cell function compiled for the CPU (``checked``: the region-recording rewrite)."""
+
+    def build() -> Any:
+        if not checked:
+            return _jit(rec.func)
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = _checked_read2()
+        src = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell")
+        return _jit(compile_source(src, "_dg_cell", ns))
+
+    return CACHE.get(rec.func, ("cpu", "cell", checked), build)
+
+
+_SWEEP = """
+def sweep(M, axis, si, sj, ck{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    if axis == 0:
+        for a in range(n):
+            i = a if si > 0 else n - 1 - a
+            for b in range(m):
+                j = b if sj > 0 else m - 1 - b
+                M[i, j] = cell(M, i, j{args}{ck})
+    else:
+        for b in range(m):
+            j = b if sj > 0 else m - 1 - b
+            for a in range(n):
+                i = a if si > 0 else n - 1 - a
+                M[i, j] = cell(M, i, j{args}{ck})
+"""
+
+_PATTERN = """
+def pattern(M, p, steps{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    for t in range(steps):
+        i0, j0, di, dj, cnt = step_line(p, t, n, m)
+        for k in prange(cnt):
+            i = i0 + k * di
+            j = j0 + k * dj
+            M[i, j] = cell(M, i, j{args})
+"""
+
+_ORDER = """
+def order(M, cells, ptr{args}):
+    for s in range(ptr.shape[0] - 1):
+        for q in {loop}(ptr[s], ptr[s + 1]):
+            r = cells[q]
+{unravel}
+            M[{idx}] = cell(M, {idx}{args})
+"""
+
+
+def _unravel(ndim: int, indent: str = "            ") -> tuple[str, str]:
+    """Source that turns flat ``r`` into ``x0, x1, ...`` for an ``ndim`` table ``M``."""
+    lines = []
+    for k in range(ndim - 1, 0, -1):
+        lines.append(f"{indent}x{k} = r % M.shape[{k}]")
+        lines.append(f"{indent}r = r // M.shape[{k}]")
+    lines.append(f"{indent}x0 = r")
+    return "\n".join(lines), ", ".join(f"x{k}" for k in range(ndim))
+
+
+def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any, **jit: Any) -> Any:
+    def build() -> Any:
+        numba = _numba()
+        ns = {"cell": cell, "prange": numba.prange, "step_line": _jit(step_line)}
+        return _jit(compile_source(source, name, ns), **jit)
+
+    return CACHE.get(rec.func, ("cpu", kind, len(rec.args), rec.ndim), build)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds spent compiling (0 when cached) and running one compiled fill."""
+
+    compile_s: float
+    run_s: float
+
+
+def _call(kernel: Any, *args: Any) -> Timing:
+    """Compile a kernel for these argument types (timed apart), then run it.
+
+    numba's compile errors become ``CompileError``; errors raised while running become
+    ``RecurrenceError``.
+    """
+    numba = _numba()
+    t0 = time.perf_counter()
+    try:
+        kernel.compile(tuple(numba.typeof(a) for a in args))
+    except numba.core.errors.NumbaError as exc:
+        first = str(exc).strip().splitlines()
+        detail = " ".join(line.strip() for line in first[:6])
+        raise CompileError(
+            f"numba could not compile the cell function: {detail} ... "
+            "Use plain Python that numba supports in the cell function, or run with "
+            "--backend python."
+        ) from None
+    t1 = time.perf_counter()
+    try:
+        kernel(*args)
+    except (ArithmeticError, IndexError, ValueError, AssertionError) as exc:
+        raise RecurrenceError(
+            f"the compiled fill raised {type(exc).__name__}: {exc}; run with --backend python "
+            "to find the cell"
+        ) from None
+    return Timing(t1 - t0, time.perf_counter() - t1)
+
+
+def sweep_fill(rec: Recurrence, M: np.ndarray, sweep: Sweep,
+               checked: bool) -> tuple[np.ndarray, Timing]:
+    """Fill a 2-D table one cell at a time in a lexicographic order.
+
+    Returns the check array (``CHECK_SLOTS`` int64: region bits, then the first
+    out-of-bounds read as flag, cell, read; zeros unless ``checked``) and the timing.
+    """
+    ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
+    cell = compiled_cell(rec, checked)
+    src = _SWEEP.format(args=arg_tail(len(rec.args)), ck=", ck" if checked else "")
+    kern = _kernel(rec, f"sweep-{checked}", src, "sweep", cell)
+    return ck, _call(kern, M, sweep.axis, sweep.si, sweep.sj, ck, *rec.args)
+
+
+def pattern_fill(rec: Recurrence, M: np.ndarray, pattern_index: int, steps: int,
+                 parallel: bool = True) -> Timing:
+    """Fill a 2-D table step by step in a pattern; each step's cells in parallel."""
+    src = _PATTERN.format(args=arg_tail(len(rec.args)))
+    if not parallel:
+        src = src.replace("prange(", "range(")
+    kern = _kernel(rec, f"pattern-{parallel}", src, "pattern", compiled_cell(rec),
+                   parallel=parallel)
+    return _call(kern, M, pattern_index, steps, *rec.args)
+
+
+def order_fill(rec: Recurrence, M: np.ndarray, cells: np.ndarray, ptr: np.ndarray,
+               parallel: bool = True) -> Timing:
+    """Algorithm 2: stage by stage (``cells[ptr[s]:ptr[s+1]]`` is stage ``s``, flat C-order
+    indices), the cells of a stage in parallel; any number of dimensions."""
+    unravel, idx = _unravel(rec.ndim)
+    src = _ORDER.format(args=arg_tail(len(rec.args)), loop="prange" if parallel else "range",
+                        unravel=unravel, idx=idx)
+    kern = _kernel(rec, f"order-{parallel}", src, "order", compiled_cell(rec),
+                   parallel=parallel)
+    return _call(kern, M, cells, ptr, *rec.args)

@@ -1,0 +1,212 @@
+"""CUDA backend (numba.cuda): the cell function as a device function, one launch per step.
+
+This is the only module that imports ``numba.cuda``; it does so lazily, so nothing else
+needs a GPU or numba-cuda.  Under ``NUMBA_ENABLE_CUDASIM=1`` the same kernels run on
+numba's simulator (logic only: tiny sizes, no speed, no types).
+
+- The table is allocated on the device (no copy in: every cell is written by the fill);
+  the args are copied in once; the table is copied back only when asked.
+- Each step (a row, column or diagonal of a pattern, or one stage) is one launch of a
+  grid-stride loop, so a step of any size fits one launch; the grid comes from the
+  device's multiprocessor count.
+- The layout follows the pattern's storage: column patterns use a column-major table so
+  one step's cells are contiguous; rows and diagonals are row-major.
+
+Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
+function compiles as a numba.cuda device function.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from depgraph.api import Recurrence
+from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
+from patterns import step_line
+from runtime.cache import CACHE, arg_tail, compile_source
+from runtime.cpu import _unravel
+
+__all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "THREADS"]
+
+THREADS = 256
+
+
+def _cuda() -> Any:
+    from numba import cuda
+
+    return cuda
+
+
+def status() -> tuple[bool, str]:
+    """Whether a CUDA device is usable here, and a sentence saying why (not)."""
+    try:
+        cuda = _cuda()
+    except ImportError as exc:
+        return False, (f"numba-cuda is not installed ({exc}); install it with "
+                       "pip install 'depgraph[cuda]'")
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return True, "numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): logic only, not speed"
+    try:
+        if not cuda.is_available():
+            return False, "no CUDA GPU or driver is usable here (numba.cuda.is_available() is False)"
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return True, f"CUDA GPU {name}"
+    except Exception as exc:  # driver errors come in many types
+        return False, f"the CUDA driver failed: {exc}"
+
+
+def require() -> Any:
+    """``numba.cuda``, or ``BackendUnavailableError`` with the reason."""
+    ok, why = status()
+    if not ok:
+        raise BackendUnavailableError(f"--backend cuda: {why}")
+    return _cuda()
+
+
+def _device_cell(rec: Recurrence) -> Any:
+    return CACHE.get(rec.func, ("cuda", "cell"), lambda: _cuda().jit(device=True)(rec.func))
+
+
+_STEP = """
+def step(M, p, t{args}):
+    i0, j0, di, dj, cnt = step_line(p, t, M.shape[0], M.shape[1])
+    k = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while k < cnt:
+        i = i0 + k * di
+        j = j0 + k * dj
+        M[i, j] = cell(M, i, j{args})
+        k += stride
+"""
+
+_STAGE = """
+def stage(M, cells, lo, hi{args}):
+    q = lo + cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while q < hi:
+        r = cells[q]
+{unravel}
+        M[{idx}] = cell(M, {idx}{args})
+        q += stride
+"""
+
+
+def _kernel(rec: Recurrence, kind: str, source: str, name: str) -> Any:
+    def build() -> Any:
+        cuda = _cuda()
+        ns = {"cuda": cuda, "cell": _device_cell(rec),
+              "step_line": cuda.jit(device=True)(step_line)}
+        return cuda.jit(compile_source(source, name, ns))
+
+    return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
+
+
+@dataclass
+class DeviceFill:
+    """Times of one device fill, in seconds; the table when it was copied back."""
+
+    table: np.ndarray | None
+    h2d_s: float
+    compute_s: float
+    d2h_s: float
+    launches: int
+    compile_s: float
+
+
+def _max_blocks(cuda: Any) -> int:
+    dev = cuda.get_current_device()
+    sms = getattr(dev, "MULTIPROCESSOR_COUNT", 1) or 1
+    per_sm = getattr(dev, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048) or 2048
+    return int(sms * max(1, per_sm // THREADS))
+
+
+def _launch(kernel: Any, blocks: int, args: tuple[Any, ...]) -> None:
+    try:
+        kernel[blocks, THREADS](*args)
+    except Exception as exc:  # a launch or device fault: name it, no traceback
+        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+
+
+def _compile(kernel: Any, args: tuple[Any, ...]) -> float:
+    """Compile ``kernel`` for these argument types before timing; returns seconds."""
+    t = time.perf_counter()
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        from numba import typeof
+        from numba.core.errors import NumbaError
+
+        try:
+            kernel.compile(tuple(typeof(a) for a in args))
+        except NumbaError as exc:
+            lines = " ".join(x.strip() for x in str(exc).strip().splitlines()[:6])
+            raise CompileError(
+                f"numba.cuda could not compile the cell function as a device function: {lines} "
+                "... Run with --backend cpu or --backend python."
+            ) from None
+    return time.perf_counter() - t
+
+
+Launches = list[tuple[int, tuple[Any, ...]]]
+
+
+def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
+         launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
+         schedule: tuple[np.ndarray, ...] = ()) -> DeviceFill:
+    """Copy args (and schedule arrays) in, compile, run every ``(blocks, args)`` launch,
+    copy the table back if asked; each phase timed apart."""
+    cuda = require()
+    t0 = time.perf_counter()
+    dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+                  for a in rec.args)
+    dsched = tuple(cuda.to_device(np.ascontiguousarray(a)) for a in schedule)
+    dM = cuda.device_array(rec.shape, dtype=rec.dtype, order=layout)
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    todo = launches(cuda, dM, dargs, dsched)
+    compile_s = _compile(kernel, todo[0][1]) if todo else 0.0
+    t2 = time.perf_counter()
+    for blocks, args in todo:
+        _launch(kernel, blocks, args)
+    cuda.synchronize()
+    t3 = time.perf_counter()
+    table = dM.copy_to_host() if copy_back else None
+    t4 = time.perf_counter()
+    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), compile_s)
+
+
+def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = "C",
+                 copy_back: bool = True) -> DeviceFill:
+    """One launch per step of a 2-D pattern; the table stays on the device."""
+    kern = _kernel(rec, "step", _STEP.format(args=arg_tail(len(rec.args))), "step")
+    n, m = rec.shape
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
+        cap = _max_blocks(cuda)
+        return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)),
+                 (dM, pattern_index, t, *dargs)) for t in range(steps)]
+
+    return _run(rec, kern, layout, copy_back, launches)
+
+
+def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
+               copy_back: bool = True) -> DeviceFill:
+    """Algorithm 2 on the device: one launch per stage over the stage-ordered flat cells."""
+    unravel, idx = _unravel(rec.ndim, indent="        ")
+    src = _STAGE.format(args=arg_tail(len(rec.args)), unravel=unravel, idx=idx)
+    kern = _kernel(rec, "stage", src, "stage")
+    bounds = ptr.tolist()
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        (dcells,) = dsched
+        cap = _max_blocks(cuda)
+        return [(min(cap, math.ceil((hi - lo) / THREADS)), (dM, dcells, lo, hi, *dargs))
+                for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+    return _run(rec, kern, "C", copy_back, launches, (cells.astype(np.int64, copy=False),))

@@ -1,0 +1,94 @@
+"""Rewrite a cell function's reads of ``M`` so compiled code can check or redirect them.
+
+The cell function's source is parsed; every load ``M[a, b, ...]`` (``M`` being its first
+parameter) becomes ``READ(M, CHECK, x0, x1, ..., a, b, ...)``, where ``x0, x1, ...`` are
+the cell's own indices captured on entry and ``CHECK`` is a new last parameter.  The
+caller supplies ``READ`` (a numba function) in the namespace; the runtime's checked reads
+record the region of every read and flag reads that leave the table.
+
+Assumptions: the function's source can be found (``inspect.getsource``: it was defined in
+a file, not typed at a prompt or built with ``exec``) and it reads ``M`` only by plain
+subscripts.  Globals and closure variables are copied into the new namespace, so numba
+sees the same names (closure values freeze as compile-time constants, as numba does for
+closures anyway).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace"]
+
+CHECK = "_dg_check"
+
+
+class SourceUnavailable(Exception):
+    """The cell function's source cannot be found or rewritten."""
+
+
+def function_namespace(func: Callable[..., Any]) -> dict[str, Any]:
+    """The globals a copy of ``func`` needs: its module globals plus its closure values."""
+    ns = dict(func.__globals__)
+    if func.__closure__:
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
+            ns[name] = cell.cell_contents
+    return ns
+
+
+class _Reads(ast.NodeTransformer):
+    def __init__(self, table: str, cell: list[str], read: str):
+        self.table, self.cell, self.read = table, cell, read
+        self.count = 0
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.value, ast.Name) and node.value.id == self.table):
+            return node
+        if not isinstance(node.ctx, ast.Load):
+            return node  # a write: the tracer already refuses those
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        self.count += 1
+        args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
+        args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
+        return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
+
+
+def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str) -> str:
+    """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
+
+    Examples
+    --------
+    >>> def f(M, i, j, w):
+    ...     return M[i - 1, j] + w
+    >>> print(rewrite_reads(f, 2, "RD", "g"))  # doctest: +NORMALIZE_WHITESPACE
+    def g(M, i, j, w, _dg_check):
+        _dg_cell0 = i
+        _dg_cell1 = j
+        return RD(M, _dg_check, _dg_cell0, _dg_cell1, i - 1, j) + w
+    """
+    try:
+        src = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(src)
+    except (OSError, TypeError, SyntaxError) as exc:
+        raise SourceUnavailable(f"the source of {func.__name__!r} is not available ({exc})") from None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fn is None or len(fn.args.args) < 1 + ndim:
+        raise SourceUnavailable(f"could not find the definition of {func.__name__!r}")
+    params = [a.arg for a in fn.args.args]
+    cell = [f"_dg_cell{k}" for k in range(ndim)]
+    tr = _Reads(params[0], cell, read)
+    body = [tr.visit(stmt) for stmt in fn.body]
+    entry = [
+        ast.Assign([ast.Name(c, ast.Store())], ast.Name(params[1 + k], ast.Load()))
+        for k, c in enumerate(cell)
+    ]
+    fn.body = entry + body
+    fn.decorator_list = []
+    fn.name = name
+    fn.args.args.append(ast.arg(CHECK))
+    fn.returns = None
+    return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))
