@@ -54,15 +54,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_run)
 
-    p = sub.add_parser("render", help="draw the DAG, stages, regions or pattern view")
+    p = sub.add_parser(
+        "render", help="draw the DAG, stages, regions or pattern view",
+        description="Draw one view of a recurrence to a file; the suffix picks the format. "
+        "dag: one node per cell at its grid position, coloured by stage, one edge per "
+        "direct dependency (.dot always; .svg/.png/.pdf need Graphviz's dot). stages: "
+        "heat map of every cell's stage with a critical path (any size). regions: where "
+        "the reads fall and which of the eight patterns allow them (2-D tables). pattern: "
+        "the selected pattern's fill order (or the stage order when none fits).",
+    )
     _common(p)
-    p.add_argument("--view", required=True, help="dag, stages, regions or pattern")
+    p.add_argument("--view", required=True, metavar="VIEW",
+                   help="dag, stages, regions or pattern")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="output file; format from the suffix: .dot, .svg, .png, .pdf")
-    p.add_argument("--max-cells", type=int, default=None,
+                   help="output file; format from the suffix: .dot, .svg, .png, .pdf "
+                   "(.dot for the dag view only)")
+    p.add_argument("--max-cells", type=int, default=400, metavar="N",
                    help="largest table the dag view draws (default 400 cells)")
     p.add_argument("--slice", default=None, metavar="SPEC",
-                   help="2-D slice of a k-D table for 2-D views, e.g. ':,:,3'")
+                   help="2-D slice of a k-D table for the stages and pattern views: one "
+                   "entry per axis, ':' for the two axes shown, e.g. ':,:,3' or '2,:,:'")
     p.set_defaults(handler=_render)
     return parser
 

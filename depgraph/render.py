@@ -280,8 +280,8 @@ def check_request(
     """
     v = _check_view(view)
     p = Path(path)
-    _check_suffix(v, p)
     _check_writable(p)
+    _check_suffix(v, p)
     shape = tuple(int(s) for s in shape)
     index: tuple[Any, ...] | None = None
     if v == "dag":
@@ -438,8 +438,8 @@ def render_command(args: argparse.Namespace) -> int:
 
     view = _check_view(args.view)
     out = Path(args.output)
-    _check_suffix(view, out)
     _check_writable(out)
+    _check_suffix(view, out)
     rec = load(args.file, name=args.name, size=args.size)
     max_cells = getattr(args, "max_cells", None)
     slice_spec = getattr(args, "slice", None)

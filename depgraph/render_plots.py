@@ -56,11 +56,11 @@ SWEEP = {"RUD": ((0.5, 0.0), (0.5, 1.0)), "RDU": ((0.5, 1.0), (0.5, 0.0)),
 # --------------------------------------------------------------------------- helpers
 
 
-def _new_figure(figsize: tuple[float, float]) -> Figure:
+def _new_figure(figsize: tuple[float, float], constrained: bool = True) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = Figure(figsize=figsize, layout="constrained" if constrained else None)
     FigureCanvasAgg(fig)
     return fig
 
@@ -98,21 +98,28 @@ def _walk_kernel():  # compiled lazily, cached on disk by numba
     from numba import njit
 
     @njit(cache=True, nogil=True)
-    def walk(indptr, indices, stage, start):  # pragma: no cover - compiled
-        length = stage[start] + 1
-        path = np.empty(length, np.int64)
+    def walk(indptr, indices, stage, start, path):  # pragma: no cover - compiled
         v = start
-        for k in range(length):
+        for k in range(len(path)):
             path[k] = v
             want = stage[v] - 1
             if want < 0:
-                return path[: k + 1]
+                return k + 1
+            # dependencies one stage lower; take the (k mod count)-th, so that among
+            # equally long paths a staircase is drawn rather than a walk along an edge
+            count = 0
+            for e in range(indptr[v], indptr[v + 1]):
+                if stage[indices[e]] == want:
+                    count += 1
+            pick = k % count
             for e in range(indptr[v], indptr[v + 1]):
                 u = indices[e]
                 if stage[u] == want:
-                    v = u
-                    break
-        return path
+                    if pick == 0:
+                        v = u
+                        break
+                    pick -= 1
+        return len(path)
 
     return walk
 
@@ -123,7 +130,8 @@ def critical_path(indptr: np.ndarray, indices: np.ndarray, stage: np.ndarray,
 
     Each step goes to a dependency whose stage is one less, which exists by the
     definition of depth, so from a node of the deepest stage the path has
-    ``stage[start] + 1`` nodes: as many as there are stages.
+    ``stage[start] + 1`` nodes: as many as there are stages.  O(path length x degree)
+    time, one index array of the path's length.
 
     Examples
     --------
@@ -135,19 +143,33 @@ def critical_path(indptr: np.ndarray, indices: np.ndarray, stage: np.ndarray,
     global _WALK
     if _WALK is None:
         _WALK = _walk_kernel()
-    return _WALK(indptr, indices, stage, int(start))
+    start = int(start)
+    dtype = np.int32 if len(stage) <= np.iinfo(np.int32).max else np.int64
+    path = np.empty(int(stage[start]) + 1, dtype=dtype)
+    count = _WALK(indptr, indices, stage, start, path)
+    return path[:count]
+
+
+def _stage_table(analysis: Analysis) -> np.ndarray:
+    """The stage of every cell in the table's shape; a view, no copy, for whole tables."""
+    g, rec = analysis.graph, analysis.recurrence
+    if g.cells is None and g.n_nodes == rec.cells:
+        return analysis.stages.stage.reshape(rec.shape)
+    return analysis.stage_table()
 
 
 def _deepest_path(analysis: Analysis) -> np.ndarray:
-    """Flat cells of a critical path from the deepest stage (the last such cell)."""
+    """Flat cells of a critical path from the deepest stage (its last cell, C order)."""
     g, st = analysis.graph, analysis.stages
     if st.count == 0:
         return np.zeros(0, dtype=np.int64)
-    flat = g.flat_cells()
     last = st.nodes(st.count - 1)
-    start = int(last[np.argmax(flat[last])])
+    if g.cells is None:
+        start = int(last.max())
+    else:
+        start = int(last[np.argmax(g.cells[last])])
     nodes = critical_path(g.indptr, g.indices, st.stage, start)
-    return flat[nodes]
+    return nodes if g.cells is None else g.cells[nodes]
 
 
 def slice_text(index: Sequence[Any], shape: Sequence[int]) -> str:
@@ -173,18 +195,29 @@ def _as_2d(table: np.ndarray, index: Sequence[Any]) -> np.ndarray:
     return out.reshape(1, -1) if out.ndim == 1 else out
 
 
-def _path_in_view(path: np.ndarray, shape: tuple[int, ...],
-                  index: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols) in the picture of the path cells that lie in the shown slice."""
+def _path_in_view(path: np.ndarray, shape: tuple[int, ...], index: Sequence[Any],
+                  most: int = 200_000) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) in the picture of the path cells that lie in the shown slice.
+
+    Paths longer than ``most`` cells (a 1 x 10^7 chain) are sampled evenly, ends kept,
+    before their indices are unravelled: the picture has far fewer pixels anyway.
+    """
+    shape = tuple(shape)
+    if len(shape) > 2:
+        keep = np.ones(len(path), dtype=bool)
+        stride = 1
+        for k in range(len(shape) - 1, -1, -1):
+            if not isinstance(index[k], slice):
+                keep &= (path // stride) % shape[k] == index[k]
+            stride *= shape[k]
+        path = path[keep]
+    if len(path) > most:
+        path = path[np.linspace(0, len(path) - 1, most).round().astype(np.int64)]
     idx = np.unravel_index(path, shape)
     if len(shape) == 1:
         return np.zeros_like(idx[0]), idx[0]
-    keep = np.ones(len(path), dtype=bool)
-    for k, p in enumerate(index):
-        if not isinstance(p, slice):
-            keep &= idx[k] == p
     a, b = _free_axes(index)
-    return idx[a][keep], idx[b][keep]
+    return idx[a], idx[b]
 
 
 def _axis_labels(shape: tuple[int, ...], index: Sequence[Any]) -> tuple[str, str]:
@@ -225,8 +258,10 @@ def _heat(
     """A heat map of non-negative integers (``-1`` = not drawn) with a colour bar.
 
     Returns the figure, its axes, the block sizes (1 when not aggregated) and whether
-    the cells got numbers.  Data
-    coordinates are cell indices: cell ``(i, j)`` is centred at ``x = j, y = i``.
+    the cells got numbers.  Data coordinates are cell indices: cell ``(i, j)`` is
+    centred at ``x = j, y = i``; row 0 is at the top, column 0 at the left.  The layout
+    is computed in inches (grid, tick labels, colour bar, title), so every shape, from
+    one cell to a long strip, gets square cells and no wasted space.
     """
     import matplotlib
     from matplotlib.colors import BoundaryNorm, Normalize
@@ -234,43 +269,71 @@ def _heat(
     rows, cols = values.shape
     agg, bi, bj = _block_max_any(values)
     w, h = _plan(rows, cols)
-    horizontal = h < 2.0
-    fig_w = max(w + (0.6 if horizontal else 1.8), 6.4)
+    horizontal = h < 1.6  # a low grid gets its colour bar below, not beside it
+    left = 0.55 + 0.08 * len(f"{rows - 1:,}")
+    right = 0.25 if horizontal else 1.25
+    bottom = 0.95 if horizontal else 0.25
     if bi > 1 or bj > 1:
         title += f"\neach pixel is the maximum over a block of {bi} x {bj} cells"
+    fig_w = max(left + w + right, 5.2)
     title = _wrap_lines(title, int(fig_w * 12))
-    fig = _new_figure((fig_w, h + (1.6 if horizontal else 1.3) + 0.2 * title.count("\n")))
-    ax = fig.add_subplot()
+    top = 0.62 + 0.19 * (title.count("\n") + 1)
+    fig_h = bottom + h + top
+    fig = _new_figure((fig_w, fig_h), constrained=False)
+    x0 = left + (fig_w - left - w - right) / 2
+    ax = fig.add_axes((x0 / fig_w, bottom / fig_h, w / fig_w, h / fig_h))
     cmap = matplotlib.colormaps[cmap_name].with_extremes(bad="#d9d9d9")
-    top = max(count, 1)
-    if top <= 32:
-        norm: Any = BoundaryNorm(np.arange(-0.5, top + 0.5), cmap.N)
+    top_stage = max(count, 1)
+    if top_stage <= 32:
+        norm: Any = BoundaryNorm(np.arange(-0.5, top_stage + 0.5), cmap.N)
     else:
-        norm = Normalize(0, top - 1)
-    ax.set_box_aspect(h / w)
+        norm = Normalize(0, top_stage - 1)
     im = ax.imshow(np.ma.masked_less(agg, 0), cmap=cmap, norm=norm, aspect="auto",
                    interpolation="nearest",
                    extent=(-0.5, agg.shape[1] * bj - 0.5, agg.shape[0] * bi - 0.5, -0.5))
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
-    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, nbins=10))
-    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, nbins=8))
-    if rows == 1:
-        ax.set_yticks([0])
-    if cols == 1:
-        ax.set_xticks([0])
+    label_in = 0.09 * len(f"{cols - 1:,}") + 0.25  # inches one x tick label needs
+    if cols <= min(w / label_in, 12):
+        ax.set_xticks(range(cols))
+    else:
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(
+            integer=True, nbins=max(2, min(10, int(w / label_in)))))
+    if rows <= min(h / 0.17, 12):
+        ax.set_yticks(range(rows))
+    else:
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(
+            integer=True, nbins=max(2, min(10, int(h / 0.4)))))
+    commas = matplotlib.ticker.FuncFormatter(lambda v, _: f"{int(round(v)):,}")
+    ax.xaxis.set_major_formatter(commas)
+    ax.yaxis.set_major_formatter(commas)
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.set_ylabel(axis_labels[0])
     ax.set_xlabel(axis_labels[1])
-    cb = fig.colorbar(im, ax=ax, orientation="horizontal" if horizontal else "vertical",
-                      shrink=0.9 if horizontal else min(1.0, max(0.4, h / 5)),
-                      aspect=40 if horizontal else 20, pad=0.02)
+    if horizontal:
+        bw = min(max(w, 3.0), fig_w - 0.6)
+        cax = fig.add_axes(((fig_w - bw) / 2 / fig_w, 0.5 / fig_h, bw / fig_w, 0.16 / fig_h))
+        room = bw
+    else:
+        bh = max(h, 1.6)
+        cax = fig.add_axes(((x0 + w + 0.18) / fig_w, (bottom + (h - bh) / 2) / fig_h,
+                            0.18 / fig_w, bh / fig_h))
+        room = bh
+    cb = fig.colorbar(im, cax=cax, orientation="horizontal" if horizontal else "vertical")
     cb.set_label(bar_label)
-    if top <= 32:
-        cb.set_ticks(list(range(0, top, max(1, math.ceil(top / 12)))))
+    cb.formatter = commas
+    if not horizontal:
+        cb.locator = matplotlib.ticker.MaxNLocator(integer=True, nbins=max(2, int(room / 0.4)))
+    else:
+        cb.locator = matplotlib.ticker.MaxNLocator(
+            integer=True, nbins=max(2, int(room / (0.09 * len(f"{top_stage:,}") + 0.3))))
+    cb.update_ticks()
+    if top_stage <= 32:
+        every = max(1, math.ceil(top_stage / max(2, int(room / 0.32))))
+        cb.set_ticks(list(range(0, top_stage, every)))
         cb.minorticks_off()
-    fig.suptitle(title, fontsize=10.5, x=0.02, ha="left")
+    fig.text(0.12 / fig_w, 1 - 0.1 / fig_h, title, fontsize=10.5, ha="left", va="top")
     numbered = False
     if numbers and bi == bj == 1 and rows * cols <= MAX_NUMBERED:
         numbered = _numbers(ax, values, cmap, norm, w / cols, h / rows)
@@ -377,13 +440,13 @@ def stages_figure(analysis: Analysis, index: Sequence[Any]) -> Figure:
     """Stages view of an analysis; ``index`` is the slice (see ``render.parse_slice``)."""
     rec, st = analysis.recurrence, analysis.stages
     shape = tuple(rec.shape)
-    values = _as_2d(analysis.stage_table(), index)
+    values = _as_2d(_stage_table(analysis), index)
     path = _deepest_path(analysis)
     prow, pcol = _path_in_view(path, shape, index)
     where = slice_text(index, shape)
     head = f"{rec.name} ({_dims(shape)})" + (f", slice {where}" if where else "")
     title = (f"{head}: {_fmt(st.count)} stages (Algorithm 1), widest stage "
-             f"{_fmt(st.max_width)} cells")
+             f"{_fmt(st.max_width)} cell{'s' if st.max_width != 1 else ''}")
     line = (f"red: a critical path (longest chain of dependencies), {_fmt(len(path))} cells "
             "from the deepest stage to a base case")
     if where:
@@ -426,11 +489,11 @@ def pattern_figure(analysis: Analysis, index: Sequence[Any]) -> Figure:
             shown = f"slice {where}" if where else "the table"
         else:
             regs = ", ".join(cls.regions or ()) or "none"
-            why = f"no pattern fits: the reads fall in {regs}, which no one of the eight allows"
+            why = f"no pattern fits: the reads fall in {regs}, which none of the eight patterns allows all of"
             shown = "the table"
         title = (f"{rec.name} ({_dims(shape)}): {why}\nshowing the stage order of {shown} "
                  f"instead: {_fmt(st.count)} stages (Algorithm 1) fill it")
-        values = _as_2d(analysis.stage_table(), index)
+        values = _as_2d(_stage_table(analysis), index)
         return stage_grid_figure(values, title, st.count, None, _axis_labels(shape, index))
 
     p = BY_CODE[code]
@@ -594,7 +657,7 @@ def regions_figure(analysis: Analysis) -> Figure:
             status = "no: " + ", ".join(breaks[p.code]) + " not allowed"
             colour, frame, fw = "#777777", None, 0.0
         _glyph(sub, fill, text, frame, fw, fontsize=13.0)
-        sub.set_title(f"{p.code}  {ARROW[p.code]}", fontsize=10.5,
+        sub.set_title(f"{p.code}\n{ARROW[p.code]}", fontsize=10,
                       fontweight="bold" if p.code in matched else "normal")
         sub.set_xlabel(_wrap(status, 26), fontsize=8.5, color=colour,
                        fontweight="bold" if p.code == selected else "normal")

@@ -221,7 +221,7 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         cells, ptr = _stage_arrays(plan)
         res = cuda.stage_fill(rec, cells, ptr, copy_back)
     else:
-        raise UsageError("--schedule sequential runs on the cpu or python backend, not cuda")
+        raise AssertionError(f"no cuda executor for schedule {schedule!r}")
     return res.table, res.launches, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s
 
 
@@ -272,6 +272,11 @@ def fill(
     """
     name, why_backend = resolve_backend(backend)
     notes = [why_backend]
+    if plan is not None and plan.recurrence is not rec:
+        raise UsageError(f"the plan given was made for {plan.recurrence!r}, not {rec!r}: a plan "
+                         "is only valid for the recurrence, size and data it was made for")
+    if name == "cuda" and schedule == "sequential":
+        raise UsageError("--schedule sequential runs on the cpu or python backend, not cuda")
     if name == "cuda":
         from runtime import cuda
 

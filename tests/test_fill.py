@@ -1,0 +1,186 @@
+"""Every executor on every backend against the sequential reference."""
+
+import glob
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from stencil import make_stencil, pattern_offsets
+
+from depgraph import Family, analyze, recurrence
+from depgraph.errors import CompileError, NoPatternError, UsageError
+from depgraph.loader import definitions, load_module
+from patterns import BY_CODE, CANONICAL
+from runtime import cpu
+from runtime.fill import fill
+from runtime.plan import make_plan
+
+EXAMPLES = sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))
+COMBOS = [("python", "auto"), ("python", "stages"), ("python", "sequential"),
+          ("cpu", "auto"), ("cpu", "stages"), ("cpu", "sequential"),
+          ("cuda", "auto"), ("cuda", "stages")]
+
+
+def _example(path, size):
+    obj = next(iter(definitions(load_module(path)).values()))
+    return obj(size) if isinstance(obj, Family) else obj
+
+
+def _same(a, b):
+    if a.dtype.kind == "f":
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_every_example_every_backend_and_schedule(path):
+    rec = _example(path, 4)
+    reference = analyze(rec).table  # the traced values, computed independently of runtime/
+    for backend, schedule in COMBOS:
+        if backend == "cuda" and rec.cells > 400:
+            continue  # the simulator runs a Python thread per cell
+        r = fill(rec, backend=backend, schedule=schedule)
+        assert r.backend == backend
+        _same(r.table, reference)
+
+
+@pytest.mark.parametrize("code", CANONICAL)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 7), m=st.integers(1, 7), count=st.integers(1, 4),
+       seed=st.integers(0, 2**31), floats=st.booleans())
+def test_random_stencils_every_matching_pattern(code, n, m, count, seed, floats):
+    rng = np.random.default_rng(seed)
+    offs = pattern_offsets(rng, code, reach=3, count=count)  # reaches past neighbours
+    rec = make_stencil(offs, (n, m), seed, np.float64 if floats else np.int64)
+    reference = analyze(rec).table
+    plan = make_plan(rec)
+    assert code in plan.patterns
+    _same(plan.reference, reference)
+    for c in plan.patterns:  # every pattern that fits, not only the selected one
+        p = BY_CODE[c]
+        for layout in ("C", "F"):
+            M = np.zeros(rec.shape, rec.dtype, order=layout)
+            cpu.pattern_fill(rec, M, p.index, p.steps((n, m)))
+            _same(M, reference)
+    if n * m <= 25:
+        from runtime import cuda
+
+        p = BY_CODE[plan.pattern]
+        _same(cuda.pattern_fill(rec, p.index, p.steps((n, m))).table, reference)
+        _same(fill(rec, backend="cuda", schedule="stages").table, reference)
+
+
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (3, 8), (8, 3)])
+def test_thin_and_non_square(shape):
+    @recurrence(shape=shape, dtype=np.int64)
+    def paths(M, i, j):
+        if i == 0 or j == 0:
+            return 1
+        return M[i - 1, j] + M[i, j - 1] + M[i - 1, j - 1]
+
+    reference = analyze(paths).table
+    for backend, schedule in COMBOS:
+        _same(fill(paths, backend=backend, schedule=schedule).table, reference)
+
+
+def test_three_dimensional_stage_fill():
+    @recurrence(shape=(3, 4, 5), dtype=np.float64)
+    def box(M, i, j, k):
+        if i == 0 or j == 0 or k == 0:
+            return 1.0 + 0.1 * (i + j + k)
+        return 0.3 * M[i - 1, j, k] + 0.3 * M[i, j - 1, k] + 0.4 * M[i, j, k - 1]
+
+    reference = analyze(box).table
+    for backend in ("python", "cpu", "cuda"):
+        r = fill(box, backend=backend)
+        assert r.schedule == "stages" and r.pattern is None
+        _same(r.table, reference)
+    assert fill(box, backend="cpu", schedule="sequential").schedule == "sequential"
+    with pytest.raises(NoPatternError, match="3-D"):
+        fill(box, backend="cpu", schedule="pattern")
+
+
+def test_auto_without_pattern_uses_stages_and_says_why(write_rec):
+    from depgraph import load
+
+    rec = load(write_rec("""
+@recurrence(shape=(5, 5), dtype=np.int64)
+def zig(M, i, j):
+    if i == 0:
+        return j
+    if i % 2 == 1:
+        return M[i - 1, j] + (M[i, j - 1] if j > 0 else 0)
+    return M[i - 1, j] + (M[i, j + 1] if j < 4 else 0)
+"""))
+    r = fill(rec, backend="cpu", verify=True)
+    assert r.schedule == "stages" and "no pattern fits" in " ".join(r.notes)
+    with pytest.raises(NoPatternError, match=r"reads fall in Left, Right, Up.*RUD by Left, Right"):
+        fill(rec, backend="cpu", schedule="pattern")
+
+
+def test_compile_failure_names_the_problem_and_auto_falls_back(write_rec):
+    from depgraph import load
+
+    rec = load(write_rec("""
+TABLE = {0: 1}
+
+@recurrence(shape=(2, 3), dtype=np.int64)
+def uses_dict(M, i, j):
+    return TABLE.get(j, 2) + (M[i, j - 1] if j > 0 else 0)
+"""))
+    with pytest.raises(CompileError, match="--backend python"):
+        fill(rec, backend="cpu")
+    r = fill(rec, backend="auto")
+    assert r.backend == "python" and "falling back to the python backend" in " ".join(r.notes)
+    assert r.table.tolist() == [[1, 3, 5], [1, 3, 5]]
+
+
+def test_cuda_needs_a_usable_gpu(monkeypatch):
+    from depgraph.errors import BackendUnavailableError
+    from runtime import cuda
+
+    monkeypatch.setattr(cuda, "status", lambda: (False, "no CUDA GPU here"))
+
+    @recurrence(shape=(2, 2), dtype=np.int64)
+    def one(M, i, j):
+        return 1
+
+    with pytest.raises(BackendUnavailableError, match="no CUDA GPU here"):
+        fill(one, backend="cuda")
+    assert fill(one).backend == "cpu"  # auto
+
+
+def test_plan_must_belong_to_the_recurrence():
+    @recurrence(shape=(3, 3), dtype=np.int64)
+    def a(M, i, j):
+        return 1 if i == 0 else M[i - 1, j]
+
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def b(M, i, j):
+        return 1 if j == 0 else M[i, j - 1]
+
+    with pytest.raises(UsageError, match="plan"):
+        fill(b, plan=make_plan(a))
+
+
+def test_sequential_on_cuda_is_a_usage_error():
+    @recurrence(shape=(2, 2), dtype=np.int64)
+    def one(M, i, j):
+        return 1
+
+    with pytest.raises(UsageError, match="sequential"):
+        fill(one, backend="cuda", schedule="sequential")
+
+
+def test_verify_reports_agreement():
+    @recurrence(shape=(6, 6), dtype=np.float32)
+    def avg(M, i, j):
+        if i == 0 or j == 0:
+            return 1.0
+        return (M[i - 1, j] + M[i, j - 1]) / 3.0 + 0.1
+
+    r = fill(avg, backend="cpu", verify=True)
+    assert r.verified.startswith("matches the sequential reference")
+    assert r.table.dtype == np.float32

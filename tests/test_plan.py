@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from depgraph import analyze, load, recurrence
+from depgraph.errors import OutOfBoundsError
+from patterns import Sweep
+from runtime.plan import checked_sweep, make_plan
+
+
+def test_checked_sweep_finds_regions_and_order(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(6, 5), dtype=np.int64)
+def chain(M, i, j):
+    if j <= i:
+        return 0 if j < i else 1
+    best = 10**9
+    for k in range(i, j):
+        best = min(best, M[i, k] + M[k + 1, j] + 1)
+    return best
+"""))
+    regions, sweep, table = checked_sweep(rec)
+    assert regions == ("Down", "Left") and sweep == Sweep(0, -1, 1)
+    np.testing.assert_array_equal(table, analyze(rec).table)
+
+
+def test_checked_sweep_catches_out_of_bounds_at_size(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(300, 300), dtype=np.int64)
+def late(M, i, j):
+    if i == 0:
+        return 1
+    if i == 250 and j == 7:
+        return M[i - 1, j + 400]
+    return M[i - 1, j]
+"""))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(250, 7\) reads \(249, 407\), outside shape \(300, 300\)"):
+        make_plan(rec)
+
+
+def test_data_dependent_reads_are_checked_at_run_size(write_rec):
+    """At size 4 the reads are Up only (RUD); at size 40 some cells read Left too."""
+    path = write_rec("""
+@family
+def dd(n):
+    w = (np.arange(n * n).reshape(n, n) % 97 == 90).astype(np.int64)
+    @recurrence(shape=(n, n), dtype=np.int64, args=(w,))
+    def dd(M, i, j, w):
+        if i == 0 or j == 0:
+            return 1
+        if w[i, j]:
+            return M[i, j - 1] + 1
+        return M[i - 1, j] + 1
+    return dd
+""")
+    assert make_plan(load(path, size=4)).pattern == "RUD"
+    big = make_plan(load(path, size=40))
+    assert big.regions == ("Left", "Up") and big.pattern == "NOSE"
+
+
+def test_function_without_source_is_traced():
+    ns = {"np": np, "recurrence": recurrence}
+    exec("@recurrence(shape=(3, 3), dtype=np.int64)\ndef f(M, i, j):\n    return 1 if i == 0 else M[i - 1, j]\n", ns)
+    p = make_plan(ns["f"])
+    assert p.method == "trace" and p.pattern == "RUD" and "not confirmed" in p.notes[0]
