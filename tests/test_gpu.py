@@ -1,0 +1,59 @@
+"""Real-GPU tests at real sizes (>= 4096 x 4096): ``DEPGRAPH_GPU=1 pytest -m gpu``.
+
+They skip where no real CUDA GPU is usable (CI runs the same kernels under the simulator
+in test_fill.py at tiny sizes).
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from stencil import make_stencil, pattern_offsets
+
+from depgraph import load
+from patterns import BY_CODE, CANONICAL
+from runtime import cuda
+from runtime.fill import fill
+from runtime.plan import make_plan
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+
+REAL = cuda.status()[0] and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not REAL, reason="needs a real CUDA GPU")]
+
+
+@pytest.mark.parametrize("path, size", [("examples/lcs.py", 4096), ("examples/binomial.py", 4096),
+                                        ("examples/matrix_chain.py", 1024)])
+def test_thesis_cases_on_the_gpu(path, size):
+    rec = load(path, size=size)
+    r = fill(rec, backend="cuda", verify=True)
+    assert r.backend == "cuda" and r.schedule == "pattern" and r.verified
+
+
+def test_knapsack_rows_on_the_gpu():
+    from knapsack import make_knapsack
+
+    rng = np.random.default_rng(7)
+    rec = make_knapsack(rng.integers(1, 400, 4096), rng.integers(1, 1000, 4096), 65535)
+    r = fill(rec, backend="cuda", verify=True)
+    assert r.pattern == "RUD" and r.verified
+
+
+@pytest.mark.parametrize("code", CANONICAL)
+def test_random_stencil_every_pattern_at_4096(code):
+    rng = np.random.default_rng(CANONICAL.index(code))
+    rec = make_stencil(pattern_offsets(rng, code, reach=3, count=3), (4096, 4096), 11)
+    plan = make_plan(rec)
+    for c in plan.patterns:
+        p = BY_CODE[c]
+        layout = "F" if p.storage == "columns" else "C"
+        out = cuda.pattern_fill(rec, p.index, p.steps(rec.shape), layout).table
+        np.testing.assert_array_equal(out, plan.reference)
+
+
+def test_stage_fill_on_the_gpu():
+    rng = np.random.default_rng(3)
+    rec = make_stencil(pattern_offsets(rng, "NOSE", reach=2, count=3), (700, 600), 5, np.float64)
+    r = fill(rec, backend="cuda", schedule="stages", verify=True)
+    assert r.schedule == "stages" and r.verified
