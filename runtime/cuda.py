@@ -39,8 +39,10 @@ THREADS = 256
 
 
 def _cuda() -> Any:
-    from numba import cuda
+    from numba import config, cuda
 
+    # short diagonals are small grids by design; numba would warn on every such launch
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
     return cuda
 
 

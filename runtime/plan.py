@@ -27,7 +27,7 @@ from depgraph.analysis import Analysis, analyze
 from depgraph.api import Recurrence
 from depgraph.errors import CompileError, OutOfBoundsError, RecurrenceError
 from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
-from runtime.cpu import regions_of_bits, sweep_fill
+from runtime.cpu import OOB, regions_of_flags, sweep_fill
 from runtime.source import SourceUnavailable
 
 __all__ = ["Plan", "make_plan", "checked_sweep"]
@@ -97,10 +97,11 @@ def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray] 
             raise
         except RecurrenceError as exc:  # maybe from reading unfilled cells: the trace decides
             return f"the compiled sweep failed ({exc})"
-        regions = set(regions_of_bits(int(ck[0])))
+        regions = set(regions_of_flags(ck))
         if regions <= sweep.covers:
-            if ck[1]:
-                raise OutOfBoundsError((int(ck[2]), int(ck[3])), (int(ck[4]), int(ck[5])), rec.shape)
+            if ck[OOB]:
+                cell, read = ck[OOB + 1 : OOB + 3], ck[OOB + 3 : OOB + 5]
+                raise OutOfBoundsError(tuple(cell.tolist()), tuple(read.tolist()), rec.shape)
             return tuple(sorted(regions)), sweep, table
         seen |= regions
 
