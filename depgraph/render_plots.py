@@ -614,8 +614,10 @@ def regions_figure(analysis: Analysis) -> Figure:
         k = counts.get(name, 0)
         if k:
             share = k / total
-            fill[c] = matplotlib.colors.to_hex(blues(0.25 + 0.55 * share))
-            text[c] = (f"{name}\n{_fmt(k)} reads\n({100 * share:.0f}%)", "black", "bold")
+            shade = blues(0.2 + 0.5 * share)
+            fill[c] = matplotlib.colors.to_hex(shade)
+            text[c] = (f"{name}\n{_fmt(k)} reads\n({100 * share:.0f}%)", _text_colour(shade),
+                       "bold")
         else:
             text[c] = (f"{name}\nno reads", "#9a9a9a", "normal")
     _glyph(ax, fill, text, fontsize=11.0)
