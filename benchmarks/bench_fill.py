@@ -97,11 +97,11 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
     for k in threads:
         numba.set_num_threads(k)
         M = np.zeros(rec.shape, rec.dtype, order=layout)
-        cpu.pattern_fill(rec, M, p.index, row["steps"])
+        cpu.pattern_fill(rec, M, p.index)
         compare(M, ref)
 
         def cpu_par() -> float:
-            return cpu.pattern_fill(rec, _table(rec, layout), p.index, row["steps"]).run_s
+            return cpu.pattern_fill(rec, _table(rec, layout), p.index).run_s
 
         if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62) or k > 2:
             row[f"cpu_par{k}_s"] = _median(cpu_par, repeat)[0]

@@ -34,6 +34,8 @@ __all__ = [
     "Sweep",
     "SWEEPS",
     "sweep_for",
+    "StepSource",
+    "STEP_SOURCE",
 ]
 
 
@@ -247,3 +249,36 @@ def sweep_for(regions: Iterable[str]) -> Sweep | None:
     """
     regs = set(regions)
     return next((s for s in SWEEPS if regs <= s.covers), None)
+
+
+@dataclass(frozen=True)
+class StepSource:
+    """Step ``t`` of a pattern as source text, for generated kernels (the same geometry as
+    :func:`step_line`, written so compiled loops index from a ``range``, which numba and
+    LLVM optimise far better than indices computed from a returned tuple).
+
+    In a table of ``n`` rows and ``m`` columns, ``steps`` is the number of steps; ``fix``
+    binds the step's constant from ``t``; the step's cells are ``(i, j)`` for ``q`` in
+    ``range(lo, hi)``.
+    """
+
+    steps: str
+    fix: str
+    lo: str
+    hi: str
+    i: str
+    j: str
+
+
+_ANTI = ("n + m - 1", "max(0, s - m + 1)", "min(n - 1, s) + 1", "q", "s - q")
+_DIAG = ("n + m - 1", "max(0, -d)", "min(n - 1, m - 1 - d) + 1", "q", "q + d")
+STEP_SOURCE: dict[str, StepSource] = {
+    "RUD": StepSource("n", "r = t", "0", "m", "r", "q"),
+    "RDU": StepSource("n", "r = n - 1 - t", "0", "m", "r", "q"),
+    "CLR": StepSource("m", "c = t", "0", "n", "q", "c"),
+    "CRL": StepSource("m", "c = m - 1 - t", "0", "n", "q", "c"),
+    "NOSE": StepSource(_ANTI[0], "s = t", *_ANTI[1:]),
+    "SENO": StepSource(_ANTI[0], "s = n + m - 2 - t", *_ANTI[1:]),
+    "SONE": StepSource(_DIAG[0], "d = t - (n - 1)", *_DIAG[1:]),
+    "NESO": StepSource(_DIAG[0], "d = m - 1 - t", *_DIAG[1:]),
+}

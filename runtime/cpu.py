@@ -25,7 +25,7 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import CompileError, RecurrenceError
-from patterns import REGIONS, Sweep, step_line
+from patterns import PATTERNS, REGIONS, STEP_SOURCE, Sweep
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import function_namespace, rewrite_reads
 
@@ -128,16 +128,22 @@ def _sweep_source(sweep: Sweep, nargs: int, checked: bool) -> str:
 
 
 _PATTERN = """
-def pattern(M, p, steps{args}):
+def pattern(M{args}):
     n = M.shape[0]
     m = M.shape[1]
-    for t in range(steps):
-        i0, j0, di, dj, cnt = step_line(p, t, n, m)
-        for k in prange(cnt):
-            i = i0 + k * di
-            j = j0 + k * dj
-            M[i, j] = cell(M, i, j{args})
+    chunks = get_num_threads()
+    for t in range({steps}):
+        {fix}
+        lo = {lo}
+        hi = {hi}
+        per = (hi - lo + chunks - 1) // chunks
+        for chunk in prange(chunks):
+            for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per)):
+                i = {i}
+                j = {j}
+                M[i, j] = cell(M, i, j{args})
 """
+
 
 _ORDER = """
 def order(M, cells, ptr{args}):
@@ -162,7 +168,7 @@ def _unravel(ndim: int, indent: str = "            ") -> tuple[str, str]:
 def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any, **jit: Any) -> Any:
     def build() -> Any:
         numba = _numba()
-        ns = {"cell": cell, "prange": numba.prange, "step_line": _jit(step_line)}
+        ns = {"cell": cell, "prange": numba.prange, "get_num_threads": numba.get_num_threads}
         return _jit(compile_source(source, name, ns), **jit)
 
     return CACHE.get(rec.func, ("cpu", kind, len(rec.args), rec.ndim), build)
@@ -218,15 +224,19 @@ def sweep_fill(rec: Recurrence, M: np.ndarray, sweep: Sweep,
     return ck, _call(kern, M, ck, *rec.args)
 
 
-def pattern_fill(rec: Recurrence, M: np.ndarray, pattern_index: int, steps: int,
+def pattern_fill(rec: Recurrence, M: np.ndarray, pattern_index: int,
                  parallel: bool = True) -> Timing:
-    """Fill a 2-D table step by step in a pattern; each step's cells in parallel."""
-    src = _PATTERN.format(args=arg_tail(len(rec.args)))
+    """Fill a 2-D table step by step in a pattern; each step's cells split in one chunk
+    per thread (a plain inner loop per chunk compiles much tighter than ``prange`` over
+    single cells)."""
+    step = STEP_SOURCE[PATTERNS[pattern_index].code]
+    src = _PATTERN.format(args=arg_tail(len(rec.args)), steps=step.steps, fix=step.fix,
+                          lo=step.lo, hi=step.hi, i=step.i, j=step.j)
     if not parallel:
         src = src.replace("prange(", "range(")
-    kern = _kernel(rec, f"pattern-{parallel}", src, "pattern", compiled_cell(rec),
+    kern = _kernel(rec, f"pattern-{parallel}-{pattern_index}", src, "pattern", compiled_cell(rec),
                    parallel=parallel)
-    return _call(kern, M, pattern_index, steps, *rec.args)
+    return _call(kern, M, *rec.args)
 
 
 def order_fill(rec: Recurrence, M: np.ndarray, cells: np.ndarray, ptr: np.ndarray,

@@ -29,7 +29,7 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
-from patterns import step_line
+from patterns import PATTERNS, STEP_SOURCE, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.cpu import _unravel
 
@@ -78,15 +78,18 @@ def _device_cell(rec: Recurrence) -> Any:
 
 
 _STEP = """
-def step(M, p, t{args}):
-    i0, j0, di, dj, cnt = step_line(p, t, M.shape[0], M.shape[1])
-    k = cuda.grid(1)
+def step(M, t{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    {fix}
+    q = {lo} + cuda.grid(1)
+    hi = {hi}
     stride = cuda.gridsize(1)
-    while k < cnt:
-        i = i0 + k * di
-        j = j0 + k * dj
+    while q < hi:
+        i = {i}
+        j = {j}
         M[i, j] = cell(M, i, j{args})
-        k += stride
+        q += stride
 """
 
 _STAGE = """
@@ -104,8 +107,7 @@ def stage(M, cells, lo, hi{args}):
 def _kernel(rec: Recurrence, kind: str, source: str, name: str) -> Any:
     def build() -> Any:
         cuda = _cuda()
-        ns = {"cuda": cuda, "cell": _device_cell(rec),
-              "step_line": cuda.jit(device=True)(step_line)}
+        ns = {"cuda": cuda, "cell": _device_cell(rec)}
         return cuda.jit(compile_source(source, name, ns))
 
     return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
@@ -186,13 +188,16 @@ def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
 def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = "C",
                  copy_back: bool = True) -> DeviceFill:
     """One launch per step of a 2-D pattern; the table stays on the device."""
-    kern = _kernel(rec, "step", _STEP.format(args=arg_tail(len(rec.args))), "step")
+    code = PATTERNS[pattern_index].code
+    src = STEP_SOURCE[code]
+    kern = _kernel(rec, f"step-{code}", _STEP.format(
+        args=arg_tail(len(rec.args)), fix=src.fix, lo=src.lo, hi=src.hi, i=src.i, j=src.j), "step")
     n, m = rec.shape
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
         cap = _max_blocks(cuda)
         return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)),
-                 (dM, pattern_index, t, *dargs)) for t in range(steps)]
+                 (dM, t, *dargs)) for t in range(steps)]
 
     return _run(rec, kern, layout, copy_back, launches)
 

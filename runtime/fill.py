@@ -196,9 +196,8 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         layout = "F" if schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns" else "C"
         M = np.zeros(shape, dtype=rec.dtype, order=layout)
         if schedule == "pattern":
-            p = BY_CODE[plan.pattern or ""]
-            steps = p.steps((shape[0], shape[1]))
-            timing = cpu.pattern_fill(rec, M, p.index, steps)
+            steps = plan.pattern_steps or 0
+            timing = cpu.pattern_fill(rec, M, BY_CODE[plan.pattern or ""].index)
         elif schedule == "stages":
             cells, ptr = _stage_arrays(plan)
             steps = len(ptr) - 1

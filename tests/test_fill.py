@@ -62,7 +62,7 @@ def test_random_stencils_every_matching_pattern(code, n, m, count, seed, floats)
         p = BY_CODE[c]
         for layout in ("C", "F"):
             M = np.zeros(rec.shape, rec.dtype, order=layout)
-            cpu.pattern_fill(rec, M, p.index, p.steps((n, m)))
+            cpu.pattern_fill(rec, M, p.index)
             _same(M, reference)
     if n * m <= 25:
         from runtime import cuda

@@ -3,7 +3,18 @@ import itertools
 import numpy as np
 import pytest
 
-from patterns import BY_CODE, CANONICAL, PATTERNS, REGIONS, breaking_regions, matching, region_of, select, step_line
+from patterns import (
+    BY_CODE,
+    CANONICAL,
+    PATTERNS,
+    REGIONS,
+    STEP_SOURCE,
+    breaking_regions,
+    matching,
+    region_of,
+    select,
+    step_line,
+)
 
 SHAPES = [(1, 1), (1, 7), (7, 1), (4, 9), (9, 4), (6, 6)]
 
@@ -59,3 +70,21 @@ def test_thesis_cases_and_selection_rule():
 
 def test_region_names_cover_all_sign_pairs():
     assert {region_of(a, b) for a in (-2, 0, 3) for b in (-1, 0, 5)} == set(REGIONS)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("code", CANONICAL)
+def test_step_source_agrees_with_step_line(code, shape):
+    src = STEP_SOURCE[code]
+    n, m = shape
+    env = {"n": n, "m": m}
+    assert eval(src.steps, env) == BY_CODE[code].steps(shape)
+    for t in range(BY_CODE[code].steps(shape)):
+        env["t"] = t
+        exec(src.fix, env)
+        cells = []
+        for q in range(eval(src.lo, env), eval(src.hi, env)):
+            env["q"] = q
+            cells.append((eval(src.i, env), eval(src.j, env)))
+        i0, j0, di, dj, cnt = step_line(BY_CODE[code].index, t, n, m)
+        assert cells == [(i0 + k * di, j0 + k * dj) for k in range(cnt)]
