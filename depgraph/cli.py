@@ -145,6 +145,12 @@ def format_run(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from depgraph.report import report_command
+
+    return report_command(args)
+
+
 def _render(args: argparse.Namespace) -> int:
     from depgraph.render import render_command
 
