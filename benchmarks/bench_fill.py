@@ -48,10 +48,10 @@ def _knap(n_items: int, capacity: int) -> Any:
 
 CASES: dict[str, tuple[Callable[[Any], Any], list[Any], list[Any]]] = {
     # name: (builder, sizes, quick sizes)
-    "lcs": (lambda n: lcs.make_lcs(*lcs.data(n)), [1024, 4096, 16384], [256, 512]),
+    "lcs": (lambda n: lcs.make_lcs(*lcs.data(n)), [1024, 4096, 16384], [512, 4096]),
     "knapsack": (lambda s: _knap(*s), [(1000, 10**4), (1000, 10**5), (1000, 10**6)],
-                 [(100, 5000), (200, 20000)]),
-    "binomial": (lambda n: binomial.make_binomial(n), [1024, 4096, 16384], [256, 512]),
+                 [(100, 5000), (1000, 10**5)]),
+    "binomial": (lambda n: binomial.make_binomial(n), [1024, 4096, 16384], [512, 8192]),
     "matrix_chain": (lambda n: matrix_chain.make_matrix_chain(*matrix_chain.data(n)),
                      [512, 1024, 2048], [128, 256]),
 }
