@@ -2,7 +2,8 @@
 
 For each case and size: planning (checked sweep at that size), one-core sequential numba,
 parallel CPU pattern fill (all cores, and 2 cores), GPU pattern fill, GPU stage fill (where
-the stage arrays can be traced), and a hand-written numba.cuda per-step kernel.  Every
+the stage arrays can be traced), the GPU ready-check fill (Algorithm 3, same limit), and a
+hand-written numba.cuda per-step kernel.  Every
 fill is checked against the sequential reference before it is timed; each time is the
 median of ``--repeat`` runs (one run when a single run exceeds 5 s).
 
@@ -130,6 +131,11 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
             row["gpu_stages_s"] = _median(
                 lambda: gpu.stage_fill(rec, cells_by_stage, a.stages.ptr, copy_back=False).compute_s,
                 repeat)[0]
+            if rec.dtype in gpu.ATOMIC_DTYPES:
+                g = a.graph
+                compare(gpu.ready_fill(rec, cells_by_stage, g.indptr, g.indices).table, ref)
+                row["gpu_ready_s"] = _median(lambda: gpu.ready_fill(
+                    rec, cells_by_stage, g.indptr, g.indices, copy_back=False).compute_s, repeat)[0]
     return row
 
 
@@ -143,11 +149,11 @@ def _fmt(row: dict[str, Any]) -> str:
     seq_over_gpu = (row["cpu_seq_s"] / row["gpu_pattern_s"]) if row.get("cpu_seq_s") and row.get("gpu_pattern_s") else float("nan")
     return (f"{row['case']:>12} {str(row['size']):>14} {row['pattern']:>5} {g('plan_s')} {g('cpu_seq_s')} "
             f"{g('cpu_par2_s')} {g('cpu_par16_s')} {g('gpu_pattern_s')} {g('gpu_hand_s')} "
-            f"{g('gpu_stages_s')} {g('gpu_h2d_s')} {g('gpu_d2h_s')} {gc:7.2f} {ratio:6.2f} {seq_over_gpu:7.1f}")
+            f"{g('gpu_stages_s')} {g('gpu_ready_s')} {g('gpu_h2d_s')} {g('gpu_d2h_s')} {gc:7.2f} {ratio:6.2f} {seq_over_gpu:7.1f}")
 
 
 HEADER = (f"{'case':>12} {'size':>14} {'pat':>5} {'plan ms':>9} {'seq1 ms':>9} {'par2 ms':>9} "
-          f"{'par16 ms':>9} {'gpu ms':>9} {'hand ms':>9} {'stage ms':>9} {'h2d ms':>9} {'d2h ms':>9} "
+          f"{'par16 ms':>9} {'gpu ms':>9} {'hand ms':>9} {'stage ms':>9} {'ready ms':>9} {'h2d ms':>9} {'d2h ms':>9} "
           f"{'GCUPS':>7} {'g/hand':>6} {'seq/gpu':>7}")
 
 

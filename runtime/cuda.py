@@ -31,9 +31,11 @@ from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
 from patterns import PATTERNS, STEP_SOURCE, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
+from runtime.source import function_namespace, rewrite_reads
 from runtime.cpu import _unravel
 
-__all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "THREADS"]
+__all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
+           "THREADS"]
 
 THREADS = 256
 
@@ -104,10 +106,48 @@ def stage(M, cells, lo, hi{args}):
 """
 
 
-def _kernel(rec: Recurrence, kind: str, source: str, name: str) -> Any:
+_READY = """
+def ready(M, order, indptr, indices, done, ticket{args}):
+    total = order.shape[0]
+    k = cuda.atomic.add(ticket, 0, 1)
+    while k < total:
+        x = order[k]
+        for e in range(indptr[x], indptr[x + 1]):
+            while cuda.atomic.add(done, indices[e], 0) == 0:
+                pass
+        r = x
+{unravel}
+        M[{idx}] = cell(M, {idx}{args}, 0)
+        cuda.threadfence()
+        cuda.atomic.exch(done, x, 1)
+        k = cuda.atomic.add(ticket, 0, 1)
+"""
+
+
+def _atomic_read(ndim: int) -> Any:
+    """A device read of ``M`` that bypasses the L1 cache (an atomic add of 0), so a value
+    another block just wrote is seen, never a stale cached line."""
+    cuda = _cuda()
+    names = ", ".join(f"a{k}" for k in range(ndim))
+    src = f"def read(M, ck, {names}):\n    return cuda.atomic.add(M, ({names},), 0)\n"
+    return cuda.jit(device=True)(compile_source(src, "read", {"cuda": cuda}))
+
+
+def _ready_cell(rec: Recurrence) -> Any:
     def build() -> Any:
         cuda = _cuda()
-        ns = {"cuda": cuda, "cell": _device_cell(rec)}
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = _atomic_read(rec.ndim)
+        src = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=False)
+        return cuda.jit(device=True)(compile_source(src, "_dg_cell", ns))
+
+    return CACHE.get(rec.func, ("cuda", "ready-cell"), build)
+
+
+def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any = None) -> Any:
+    def build() -> Any:
+        cuda = _cuda()
+        ns = {"cuda": cuda, "cell": _device_cell(rec) if cell is None else cell}
         return cuda.jit(compile_source(source, name, ns))
 
     return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
@@ -217,3 +257,39 @@ def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
                 for lo, hi in zip(bounds[:-1], bounds[1:])]
 
     return _run(rec, kern, "C", copy_back, launches, (cells.astype(np.int64, copy=False),))
+
+
+#: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).
+ATOMIC_DTYPES = frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64",
+                                                "float32", "float64"))
+
+
+def ready_fill(rec: Recurrence, order: np.ndarray, indptr: np.ndarray, indices: np.ndarray,
+               copy_back: bool = True) -> DeviceFill:
+    """Algorithm 3 on the device: one launch; every thread takes the next cell of a
+    topological ``order`` (flat cells, dependencies first) from an atomic ticket, waits
+    until the cell's dependencies (CSR ``indptr``/``indices`` over flat cells) are done,
+    computes it and marks it done.
+
+    Deadlock-free: tickets follow a topological order, so the earliest unfinished ticket
+    belongs to a running thread whose dependencies all have earlier tickets and are done;
+    it always makes progress.  Reads of ``M`` are atomic, so no stale cached value is seen.
+    """
+    if rec.dtype not in ATOMIC_DTYPES:
+        raise RecurrenceError(
+            f"the ready-check fill reads cells atomically, which numba.cuda supports for "
+            f"{', '.join(sorted(str(d) for d in ATOMIC_DTYPES))} tables, not {rec.dtype}; "
+            "use --schedule pattern or stages"
+        )
+    unravel, idx = _unravel(rec.ndim, indent="        ")
+    src = _READY.format(args=arg_tail(len(rec.args)), unravel=unravel, idx=idx)
+    kern = _kernel(rec, "ready", src, "ready", _ready_cell(rec))
+    sched = (order.astype(np.int64, copy=False), indptr.astype(np.int64, copy=False),
+             indices.astype(np.int64, copy=False), np.zeros(rec.cells, np.int32),
+             np.zeros(1, np.int64))
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        blocks = min(_max_blocks(cuda), math.ceil(rec.cells / THREADS))
+        return [(blocks, (dM, *dsched, *dargs))]
+
+    return _run(rec, kern, "C", copy_back, launches, sched)

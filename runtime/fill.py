@@ -3,7 +3,8 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence).
+diagonal), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
+(Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one matches,
 else the stages.  Every choice is explained in ``FillResult.notes``.
 
@@ -29,7 +30,7 @@ from runtime.plan import Plan, make_plan
 __all__ = ["FillResult", "fill", "BACKENDS", "SCHEDULES", "resolve_backend", "compare"]
 
 BACKENDS = ("auto", "cpu", "cuda", "python")
-SCHEDULES = ("auto", "pattern", "stages", "sequential")
+SCHEDULES = ("auto", "pattern", "stages", "sequential", "ready")
 
 
 @dataclass(frozen=True, eq=False)
@@ -220,6 +221,11 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         res = cuda.stage_fill(rec, cells, ptr, copy_back)
+    elif schedule == "ready":
+        cells, _ = _stage_arrays(plan)
+        g = plan.analysis.graph if plan.analysis is not None else None
+        assert g is not None and g.cells is None  # the whole table: nodes are flat cells
+        res = cuda.ready_fill(rec, cells, g.indptr, g.indices, copy_back)
     else:
         raise AssertionError(f"no cuda executor for schedule {schedule!r}")
     return res.table, res.launches, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s
@@ -251,7 +257,7 @@ def fill(
     ----------
     rec : Recurrence
     backend : {"auto", "cpu", "cuda", "python"}
-    schedule : {"auto", "pattern", "stages", "sequential"}
+    schedule : {"auto", "pattern", "stages", "sequential", "ready"}
     verify : bool
         Compare with the sequential reference (exact for integers, tight for floats).
     copy_back : bool
@@ -277,6 +283,8 @@ def fill(
                          "is only valid for the recurrence, size and data it was made for")
     if name == "cuda" and schedule == "sequential":
         raise UsageError("--schedule sequential runs on the cpu or python backend, not cuda")
+    if name != "cuda" and schedule == "ready":
+        raise UsageError("--schedule ready (Algorithm 3, ready-check fill) runs on the cuda backend")
     if name == "cuda":
         from runtime import cuda
 
@@ -286,14 +294,14 @@ def fill(
         plan = plan or make_plan(rec, need_stages=True, progress=progress)
     elif plan is None:
         try:
-            plan = make_plan(rec, need_stages=schedule == "stages", progress=progress)
+            plan = make_plan(rec, need_stages=schedule in ("stages", "ready"), progress=progress)
         except CompileError as exc:
             if backend != "auto":
                 raise
             notes.append(f"auto: falling back to the python backend: {exc}")
             name = "python"
             plan = make_plan(rec, need_stages=True, progress=progress)
-    if schedule == "stages" and plan.analysis is None:
+    if schedule in ("stages", "ready") and plan.analysis is None:
         plan = make_plan(rec, need_stages=True, progress=progress)
     notes.extend(plan.notes)
     sched, why_schedule = _choose_schedule(schedule, plan)

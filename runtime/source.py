@@ -57,8 +57,12 @@ class _Reads(ast.NodeTransformer):
         return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
 
 
-def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str) -> str:
+def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
+                  cell_args: bool = True) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
+
+    The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
+    ``x0, x1, ...``, or ``read(M, CHECK, a, b, ...)`` when ``cell_args`` is false.
 
     Examples
     --------
@@ -80,13 +84,13 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str) -> 
         raise SourceUnavailable(f"could not find the definition of {func.__name__!r}")
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
-    tr = _Reads(params[0], cell, read)
+    tr = _Reads(params[0], cell if cell_args else [], read)
     body = [tr.visit(stmt) for stmt in fn.body]
     entry = [
         ast.Assign([ast.Name(c, ast.Store())], ast.Name(params[1 + k], ast.Load()))
         for k, c in enumerate(cell)
     ]
-    fn.body = entry + body
+    fn.body = (entry if cell_args else []) + body
     fn.decorator_list = []
     fn.name = name
     fn.args.args.append(ast.arg(CHECK))

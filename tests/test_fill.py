@@ -184,3 +184,26 @@ def test_verify_reports_agreement():
     r = fill(avg, backend="cpu", verify=True)
     assert r.verified.startswith("matches the sequential reference")
     assert r.table.dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_ready_check_fill_on_the_simulator(dtype):
+    rng = np.random.default_rng(4)
+    rec = make_stencil(pattern_offsets(rng, "SONE", reach=2, count=3), (5, 4), 9, dtype)
+    reference = analyze(rec).table
+    r = fill(rec, backend="cuda", schedule="ready", verify=True)
+    assert r.schedule == "ready" and r.steps == 1
+    _same(r.table, reference)
+
+
+def test_ready_check_needs_cuda_and_atomic_dtypes():
+    from depgraph.errors import RecurrenceError
+
+    @recurrence(shape=(2, 2), dtype=np.int8)
+    def small(M, i, j):
+        return 1 if i == 0 else M[i - 1, j]
+
+    with pytest.raises(UsageError, match="cuda backend"):
+        fill(small, backend="cpu", schedule="ready")
+    with pytest.raises(RecurrenceError, match="not int8"):
+        fill(small, backend="cuda", schedule="ready")

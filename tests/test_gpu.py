@@ -57,3 +57,10 @@ def test_stage_fill_on_the_gpu():
     rec = make_stencil(pattern_offsets(rng, "NOSE", reach=2, count=3), (700, 600), 5, np.float64)
     r = fill(rec, backend="cuda", schedule="stages", verify=True)
     assert r.schedule == "stages" and r.verified
+
+
+@pytest.mark.parametrize("path, size", [("examples/lcs.py", 1024), ("examples/matrix_chain.py", 300)])
+def test_ready_check_fill_on_the_gpu(path, size):
+    rec = load(path, size=size)
+    r = fill(rec, backend="cuda", schedule="ready", verify=True)
+    assert r.schedule == "ready" and r.verified
