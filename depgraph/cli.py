@@ -77,6 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="2-D slice of a k-D table for the stages and pattern views: one "
                    "entry per axis, ':' for the two axes shown, e.g. ':,:,3' or '2,:,:'")
     p.set_defaults(handler=_render)
+
+    p = sub.add_parser(
+        "report", help="measure what the graph costs against pattern and stage fills",
+        description="Measure, per size, tracing + graph build + Algorithm 1 against the "
+        "sequential, pattern and stage fills on each backend; write DIR/report.md, "
+        "DIR/report.json and PNG plots, and print whether the graph pays for itself.",
+    )
+    p.add_argument("file", help="a Python file defining a @recurrence or @family")
+    p.add_argument("--name", help="which recurrence of the file (by function name)")
+    p.add_argument("--sizes", metavar="A,B,C",
+                   help="sizes of a family, comma-separated (not for a fixed recurrence)")
+    p.add_argument("--backend", default="all", metavar="LIST",
+                   help="all (default: python for small sizes, cpu, cuda when a GPU is "
+                   "usable), auto, or a comma list of python,cpu,cuda")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="directory for report.md, report.json and the plots")
+    p.add_argument("--repeat", type=int, default=5, metavar="N",
+                   help="timed runs per measurement (default 5; a run over 5 s once)")
+    p.add_argument("--python-max-cells", type=int, default=None, metavar="N",
+                   help="largest table the python backend fills (default 65,536 cells)")
+    p.add_argument("--max-trace-cells", type=int, default=None, metavar="N",
+                   help="largest table traced for the graph; larger sizes get pattern and "
+                   "sequential fills only (default: as memory allows)")
+    p.set_defaults(handler=_report)
     return parser
 
 
