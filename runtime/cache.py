@@ -1,8 +1,11 @@
 """Compiled kernels, cached per recurrence cell function and reused.
 
-Keys are the user's cell function (weakly held) and a tuple naming the kernel (backend,
-kind, dimensions, number of args, layout...).  A recurrence built again by a family from
-the same function object reuses the kernels.
+Keys are the cell function's *code* (weakly held) when the function has no closure and no
+default arguments — then its compiled form depends only on its code and module globals,
+so every size of a family (a new function object each time) shares one set of kernels —
+and the function object itself otherwise (numba freezes closure values as constants).
+The inner key names the kernel (backend, kind, dimensions, number of args...) and the
+globals it sees.
 """
 
 from __future__ import annotations
@@ -24,18 +27,27 @@ class KernelCache:
     >>> def f(M, i): return 0
     >>> cache.get(f, ("k",), lambda: 42), cache.get(f, ("k",), lambda: 0)
     (42, 42)
+    >>> def make(c):
+    ...     def g(M, i):
+    ...         return c
+    ...     return g
+    >>> cache.get(make(1), ("k",), lambda: 1), cache.get(make(2), ("k",), lambda: 2)
+    (1, 2)
     """
 
     def __init__(self) -> None:
-        self._store: weakref.WeakKeyDictionary[Callable[..., Any], dict[Hashable, Any]] = (
+        self._store: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = (
             weakref.WeakKeyDictionary()
         )
 
     def get(self, func: Callable[..., Any], key: Hashable, build: Callable[[], Any]) -> Any:
-        kernels = self._store.setdefault(func, {})
-        if key not in kernels:
-            kernels[key] = build()
-        return kernels[key]
+        shareable = func.__closure__ is None and not func.__defaults__
+        owner: Any = func.__code__ if shareable else func
+        kernels = self._store.setdefault(owner, {})
+        full = (key, id(func.__globals__))
+        if full not in kernels:
+            kernels[full] = build()
+        return kernels[full]
 
 
 CACHE = KernelCache()

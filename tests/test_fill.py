@@ -1,6 +1,8 @@
 """Every executor on every backend against the sequential reference."""
 
 import glob
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from runtime.fill import fill
 from runtime.plan import make_plan
 
 EXAMPLES = sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 COMBOS = [("python", "auto"), ("python", "stages"), ("python", "sequential"),
           ("cpu", "auto"), ("cpu", "stages"), ("cpu", "sequential"),
           ("cuda", "auto"), ("cuda", "stages")]
@@ -207,3 +210,23 @@ def test_ready_check_needs_cuda_and_atomic_dtypes():
         fill(small, backend="cpu", schedule="ready")
     with pytest.raises(RecurrenceError, match="not int8"):
         fill(small, backend="cuda", schedule="ready")
+
+
+def test_kernels_are_shared_across_family_sizes_but_not_closures():
+    import lcs as lcs_example
+
+    a = lcs_example.make_lcs(b"ACGT", b"AGT")
+    b = lcs_example.make_lcs(b"GATTACA", b"TAC")
+    assert a.func is not b.func
+    ta, tb = fill(a, backend="cpu"), fill(b, backend="cpu")
+    assert ta.compile_s >= 0 and tb.compile_s < 0.05  # b reuses a's kernels
+    assert int(ta.table[-1, -1]) == 3 and int(tb.table[-1, -1]) == 3
+
+    def make(c):
+        @recurrence(shape=(1, 3), dtype=np.int64)
+        def plus(M, i, j):
+            return c if j == 0 else M[i, j - 1] + c
+        return plus
+
+    assert fill(make(1), backend="cpu").table.tolist() == [[1, 2, 3]]
+    assert fill(make(5), backend="cpu").table.tolist() == [[5, 10, 15]]  # closure: own kernels

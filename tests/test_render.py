@@ -37,20 +37,13 @@ from depgraph.render_plots import block_max, critical_path
 from depgraph.stages import Stages
 from patterns import BY_CODE
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+from lcs import make_lcs  # noqa: E402
+
 HAS_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz `dot` is not installed")
 
-X = np.frombuffer(b"AGCGTAG", dtype=np.uint8)
-Y = np.frombuffer(b"GTCAGA", dtype=np.uint8)
-
-
-@recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.int32, args=(X, Y))
-def lcs(M, i, j, X, Y):
-    if i == 0 or j == 0:
-        return 0
-    if X[i - 1] == Y[j - 1]:
-        return M[i - 1, j - 1] + 1
-    return max(M[i - 1, j], M[i, j - 1])
+lcs = make_lcs(b"AGCGTAG", b"GTCAGA")
 
 
 @recurrence(shape=(6, 6), dtype=np.int64)
