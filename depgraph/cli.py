@@ -49,8 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "python"])
     p.add_argument("--schedule", default="auto",
-                   choices=["auto", "pattern", "stages", "sequential", "ready"],
-                   help="ready: Algorithm 3, the GPU ready-check fill (cuda only)")
+                   choices=["auto", "pattern", "tiled", "stages", "sequential", "ready"],
+                   help="tiled: diagonal patterns by tiles (cuda only); ready: Algorithm 3, "
+                   "the GPU ready-check fill (cuda only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -6,6 +6,7 @@ One definition shared by analysis (``depgraph.classify``), rendering and the run
 from patterns.eight import (
     BY_CODE,
     CANONICAL,
+    DIAGONAL_FLIPS,
     PATTERNS,
     STEP_SOURCE,
     SWEEPS,
@@ -23,6 +24,7 @@ from patterns.regions import REGION_CODE, REGIONS, region_codes, region_names, r
 __all__ = [
     "BY_CODE",
     "CANONICAL",
+    "DIAGONAL_FLIPS",
     "PATTERNS",
     "Pattern",
     "REGIONS",

@@ -36,6 +36,7 @@ __all__ = [
     "sweep_for",
     "StepSource",
     "STEP_SOURCE",
+    "DIAGONAL_FLIPS",
 ]
 
 
@@ -281,4 +282,15 @@ STEP_SOURCE: dict[str, StepSource] = {
     "SENO": StepSource(_ANTI[0], "s = n + m - 2 - t", *_ANTI[1:]),
     "SONE": StepSource(_DIAG[0], "d = t - (n - 1)", *_DIAG[1:]),
     "NESO": StepSource(_DIAG[0], "d = m - 1 - t", *_DIAG[1:]),
+}
+
+
+#: Each diagonal pattern is NOSE on the table with its rows and/or columns reversed:
+#: ``(reverse rows, reverse columns)``.  Cell ``(u, v)`` of the NOSE walk is
+#: ``(n - 1 - u if rows else u, m - 1 - v if columns else v)``.
+DIAGONAL_FLIPS: dict[str, tuple[bool, bool]] = {
+    "NOSE": (False, False),
+    "SENO": (True, True),
+    "SONE": (True, False),
+    "NESO": (False, True),
 }

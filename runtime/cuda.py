@@ -29,13 +29,13 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
-from patterns import PATTERNS, STEP_SOURCE, step_line
+from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import function_namespace, rewrite_reads
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "THREADS"]
+           "tiled_fill", "THREADS"]
 
 THREADS = 256
 
@@ -106,6 +106,25 @@ def stage(M, cells, lo, hi{args}):
 """
 
 
+_TILED = """
+def tiles(M, td{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    nv = (m + {T} - 1) // {T}
+    tu = max(0, td - nv + 1) + cuda.blockIdx.x
+    tv = td - tu
+    r = cuda.threadIdx.x
+    u = tu * {T} + r
+    for s in range(2 * {T} - 1):
+        c = s - r
+        v = tv * {T} + c
+        if c >= 0 and c < {T} and u < n and v < m:
+            i = {i}
+            j = {j}
+            M[i, j] = cell(M, i, j{args})
+        cuda.syncthreads()
+"""
+
 _READY = """
 def ready(M, order, indptr, indices, done, ticket{args}):
     total = order.shape[0]
@@ -172,9 +191,9 @@ def _max_blocks(cuda: Any) -> int:
     return int(sms * max(1, per_sm // THREADS))
 
 
-def _launch(kernel: Any, blocks: int, args: tuple[Any, ...]) -> None:
+def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> None:
     try:
-        kernel[blocks, THREADS](*args)
+        kernel[blocks, threads](*args)
     except Exception as exc:  # a launch or device fault: name it, no traceback
         raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
 
@@ -197,13 +216,14 @@ def _compile(kernel: Any, args: tuple[Any, ...]) -> float:
     return time.perf_counter() - t
 
 
-Launches = list[tuple[int, tuple[Any, ...]]]
+#: ``(blocks, threads per block, kernel args)`` of each launch.
+Launches = list[tuple[int, int, tuple[Any, ...]]]
 
 
 def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
          launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
          schedule: tuple[np.ndarray, ...] = ()) -> DeviceFill:
-    """Copy args (and schedule arrays) in, compile, run every ``(blocks, args)`` launch,
+    """Copy args (and schedule arrays) in, compile, run every launch,
     copy the table back if asked; each phase timed apart."""
     cuda = require()
     t0 = time.perf_counter()
@@ -214,10 +234,10 @@ def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     cuda.synchronize()
     t1 = time.perf_counter()
     todo = launches(cuda, dM, dargs, dsched)
-    compile_s = _compile(kernel, todo[0][1]) if todo else 0.0
+    compile_s = _compile(kernel, todo[0][2]) if todo else 0.0
     t2 = time.perf_counter()
-    for blocks, args in todo:
-        _launch(kernel, blocks, args)
+    for blocks, threads, args in todo:
+        _launch(kernel, blocks, threads, args)
     cuda.synchronize()
     t3 = time.perf_counter()
     table = dM.copy_to_host() if copy_back else None
@@ -236,7 +256,7 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
         cap = _max_blocks(cuda)
-        return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)),
+        return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)), THREADS,
                  (dM, t, *dargs)) for t in range(steps)]
 
     return _run(rec, kern, layout, copy_back, launches)
@@ -253,10 +273,39 @@ def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         (dcells,) = dsched
         cap = _max_blocks(cuda)
-        return [(min(cap, math.ceil((hi - lo) / THREADS)), (dM, dcells, lo, hi, *dargs))
+        return [(min(cap, math.ceil((hi - lo) / THREADS)), THREADS, (dM, dcells, lo, hi, *dargs))
                 for lo, hi in zip(bounds[:-1], bounds[1:])]
 
     return _run(rec, kern, "C", copy_back, launches, (cells.astype(np.int64, copy=False),))
+
+
+def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
+               copy_back: bool = True) -> DeviceFill:
+    """A diagonal pattern filled by tiles: one launch per diagonal of ``tile x tile`` tiles,
+    one block per tile, one thread per tile row walking the tile's own anti-diagonals with
+    a barrier between them (cells stay in global memory).
+
+    Correct for any recurrence the pattern fits, reads of any length included: in the
+    pattern's NOSE frame (:data:`patterns.DIAGONAL_FLIPS`) every read goes up and/or left,
+    so it lands in the same tile on an earlier inner diagonal (written before the last
+    barrier) or in a tile of an earlier tile diagonal (an earlier launch).  It needs
+    ``n/tile + m/tile - 1`` launches instead of ``n + m - 1``.
+    """
+    code = PATTERNS[pattern_index].code
+    if code not in DIAGONAL_FLIPS:
+        raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[code]
+    src = _TILED.format(T=int(tile), args=arg_tail(len(rec.args)),
+                        i="n - 1 - u" if rows else "u", j="m - 1 - v" if cols else "v")
+    kern = _kernel(rec, f"tiled-{code}-{tile}", src, "tiles")
+    n, m = rec.shape
+    nu, nv = math.ceil(n / tile), math.ceil(m / tile)
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
+        return [(min(nu - 1, td) - max(0, td - nv + 1) + 1, int(tile), (dM, td, *dargs))
+                for td in range(nu + nv - 1)]
+
+    return _run(rec, kern, "C", copy_back, launches)
 
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).
@@ -290,6 +339,6 @@ def ready_fill(rec: Recurrence, order: np.ndarray, indptr: np.ndarray, indices: 
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         blocks = min(_max_blocks(cuda), math.ceil(rec.cells / THREADS))
-        return [(blocks, (dM, *dsched, *dargs))]
+        return [(blocks, THREADS, (dM, *dsched, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched)

@@ -3,7 +3,8 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
+diagonal), ``tiled`` (cuda, diagonal patterns: one launch per diagonal of tiles, ``auto``'s choice
+there), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
 (Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one matches,
 else the stages.  Every choice is explained in ``FillResult.notes``.
@@ -23,14 +24,16 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import CompileError, NoPatternError, UsageError
-from patterns import BY_CODE, breaking_regions, step_line
+from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions, step_line
 from runtime import cpu
 from runtime.plan import Plan, make_plan
 
 __all__ = ["FillResult", "fill", "BACKENDS", "SCHEDULES", "resolve_backend", "compare"]
 
 BACKENDS = ("auto", "cpu", "cuda", "python")
-SCHEDULES = ("auto", "pattern", "stages", "sequential", "ready")
+SCHEDULES = ("auto", "pattern", "tiled", "stages", "sequential", "ready")
+#: Tile side of the tiled diagonal fill.
+TILE = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,7 +128,7 @@ def _stage_arrays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     return a.graph.flat_cells()[a.stages.order], a.stages.ptr
 
 
-def _choose_schedule(schedule: str, plan: Plan) -> tuple[str, str]:
+def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
     if schedule not in SCHEDULES:
         raise UsageError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
     if schedule == "pattern" and plan.pattern is None:
@@ -139,8 +142,16 @@ def _choose_schedule(schedule: str, plan: Plan) -> tuple[str, str]:
             f"no pattern matches: the reads fall in {', '.join(plan.regions)}, which break "
             f"every pattern ({breaks}); use --schedule stages"
         )
+    if schedule == "tiled" and BY_CODE[plan.pattern or "RUD"].code not in DIAGONAL_FLIPS:
+        raise UsageError(f"--schedule tiled is for the diagonal patterns (NOSE, SENO, SONE, "
+                         f"NESO); this recurrence's pattern is {plan.pattern}")
     if schedule != "auto":
         return schedule, f"{schedule} schedule as asked"
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda":
+        return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
+                         f"{plan.pattern} fits; on the GPU its diagonals are filled by "
+                         f"{TILE}x{TILE} tiles, one launch per diagonal of tiles instead of "
+                         f"one per diagonal of cells")
     if plan.pattern is not None:
         return "pattern", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
@@ -218,6 +229,8 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         p = BY_CODE[plan.pattern or ""]
         layout = "F" if p.storage == "columns" else "C"
         res = cuda.pattern_fill(rec, p.index, p.steps((shape[0], shape[1])), layout, copy_back)
+    elif schedule == "tiled":
+        res = cuda.tiled_fill(rec, BY_CODE[plan.pattern or ""].index, TILE, copy_back)
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         res = cuda.stage_fill(rec, cells, ptr, copy_back)
@@ -257,7 +270,7 @@ def fill(
     ----------
     rec : Recurrence
     backend : {"auto", "cpu", "cuda", "python"}
-    schedule : {"auto", "pattern", "stages", "sequential", "ready"}
+    schedule : {"auto", "pattern", "tiled", "stages", "sequential", "ready"}
     verify : bool
         Compare with the sequential reference (exact for integers, tight for floats).
     copy_back : bool
@@ -283,8 +296,8 @@ def fill(
                          "is only valid for the recurrence, size and data it was made for")
     if name == "cuda" and schedule == "sequential":
         raise UsageError("--schedule sequential runs on the cpu or python backend, not cuda")
-    if name != "cuda" and schedule == "ready":
-        raise UsageError("--schedule ready (Algorithm 3, ready-check fill) runs on the cuda backend")
+    if name != "cuda" and schedule in ("ready", "tiled"):
+        raise UsageError(f"--schedule {schedule} runs on the cuda backend")
     if name == "cuda":
         from runtime import cuda
 
@@ -304,7 +317,7 @@ def fill(
     if schedule in ("stages", "ready") and plan.analysis is None:
         plan = make_plan(rec, need_stages=True, progress=progress)
     notes.extend(plan.notes)
-    sched, why_schedule = _choose_schedule(schedule, plan)
+    sched, why_schedule = _choose_schedule(schedule, plan, name)
     notes.append(why_schedule)
     try:
         table, steps, compute, h2d, d2h, jit = _execute(rec, name, sched, plan, copy_back)
@@ -315,5 +328,5 @@ def fill(
         name = "python"
         table, steps, compute, h2d, d2h, jit = _execute(rec, name, sched, plan, copy_back)
     verified = compare(table, plan.reference) if verify and table is not None else None
-    return FillResult(table, name, sched, plan.pattern if sched == "pattern" else None, steps,
+    return FillResult(table, name, sched, plan.pattern if sched in ("pattern", "tiled") else None, steps,
                       compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified)

@@ -230,3 +230,27 @@ def test_kernels_are_shared_across_family_sizes_but_not_closures():
 
     assert fill(make(1), backend="cpu").table.tolist() == [[1, 2, 3]]
     assert fill(make(5), backend="cpu").table.tolist() == [[5, 10, 15]]  # closure: own kernels
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+@pytest.mark.parametrize("tile", [2, 3])
+def test_tiled_fill_reads_past_the_tile_edge(code, tile):
+    from runtime import cuda
+
+    rng = np.random.default_rng(tile)
+    offs = pattern_offsets(rng, code, reach=3, count=3)  # offsets up to 3 > tile
+    rec = make_stencil(offs, (7, 5), tile, np.int64)  # sizes not multiples of the tile
+    plan = make_plan(rec)
+    _same(cuda.tiled_fill(rec, BY_CODE[code].index, tile).table, plan.reference)
+
+
+def test_tiled_is_auto_on_cuda_for_diagonals_only():
+    diag = make_stencil(np.array([[-1, 0], [0, -1]]), (4, 4), 1)  # Up and Left: NOSE only
+    r = fill(diag, backend="cuda", verify=True)
+    assert r.schedule == "tiled" and r.pattern == "NOSE" and r.verified
+    rows = make_stencil(np.array([[-1, 0]]), (3, 3), 1)
+    assert fill(rows, backend="cuda").schedule == "pattern"
+    with pytest.raises(UsageError, match="diagonal patterns"):
+        fill(rows, backend="cuda", schedule="tiled")
+    with pytest.raises(UsageError, match="cuda backend"):
+        fill(diag, backend="cpu", schedule="tiled")

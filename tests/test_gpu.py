@@ -28,7 +28,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not REAL, reason="needs a real
 def test_thesis_cases_on_the_gpu(path, size):
     rec = load(path, size=size)
     r = fill(rec, backend="cuda", verify=True)
-    assert r.backend == "cuda" and r.schedule == "pattern" and r.verified
+    assert r.backend == "cuda" and r.verified
+    assert r.schedule == ("tiled" if r.pattern in ("NOSE", "SONE") else "pattern")
+    assert fill(rec, backend="cuda", schedule="pattern", verify=True).verified
 
 
 def test_knapsack_rows_on_the_gpu():
@@ -50,6 +52,10 @@ def test_random_stencil_every_pattern_at_4096(code):
         layout = "F" if p.storage == "columns" else "C"
         out = cuda.pattern_fill(rec, p.index, p.steps(rec.shape), layout).table
         np.testing.assert_array_equal(out, plan.reference)
+        if c in ("NOSE", "SENO", "SONE", "NESO"):
+            for tile in (32, 64, 100):
+                np.testing.assert_array_equal(cuda.tiled_fill(rec, p.index, tile).table,
+                                              plan.reference)
 
 
 def test_stage_fill_on_the_gpu():

@@ -88,3 +88,14 @@ def test_step_source_agrees_with_step_line(code, shape):
             cells.append((eval(src.i, env), eval(src.j, env)))
         i0, j0, di, dj, cnt = step_line(BY_CODE[code].index, t, n, m)
         assert cells == [(i0 + k * di, j0 + k * dj) for k in range(cnt)]
+
+
+def test_diagonal_patterns_are_flipped_nose():
+    from patterns import DIAGONAL_FLIPS
+
+    sign = {"Up": (-1, 0), "Down": (1, 0), "Left": (0, -1), "Right": (0, 1),
+            "UpLeft": (-1, -1), "UpRight": (-1, 1), "DownLeft": (1, -1), "DownRight": (1, 1)}
+    for code, (rows, cols) in DIAGONAL_FLIPS.items():
+        flipped = {region_of(-a if rows else a, -b if cols else b)
+                   for a, b in (sign[r] for r in BY_CODE[code].allowed)}
+        assert flipped == BY_CODE["NOSE"].allowed, code
