@@ -617,7 +617,7 @@ def _measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok
         if isinstance(found, str):
             row["notes"].append(f"no compiled checked sweep: {found}")
         else:
-            s_regions, sweep, reference = found
+            s_regions, sweep, reference, _ = found
             try:  # time one more checked sweep, now compiled: the pattern's own "analysis"
                 from runtime import cpu
 

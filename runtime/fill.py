@@ -34,6 +34,13 @@ BACKENDS = ("auto", "cpu", "cuda", "python")
 SCHEDULES = ("auto", "pattern", "tiled", "stages", "sequential", "ready")
 #: Tile side of the tiled diagonal fill.
 TILE = 64
+#: ``auto`` tiles a diagonal pattern on the GPU when a cell costs less than this on one
+#: core (the checked sweep's time per cell): light cells make one launch per diagonal
+#: launch-bound, and tiles win (LCS 16384²: 25x); heavy cells keep the launch per
+#: diagonal, whose blocks use every thread (matrix chain 1024, ~400 ns a cell: tiles were
+#: 0.88x).  Judged from 65,536 cells on.  A stopgap until a cost model calibrated on the
+#: machine (issue 6).
+TILE_MAX_CELL_S = 50e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,11 +154,14 @@ def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]
                          f"NESO); this recurrence's pattern is {plan.pattern}")
     if schedule != "auto":
         return schedule, f"{schedule} schedule as asked"
-    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda":
+    heavy = (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
+             and plan.cell_s >= TILE_MAX_CELL_S)  # on small tables call overhead dominates
+    light = not heavy
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light:
         return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
-                         f"{plan.pattern} fits; on the GPU its diagonals are filled by "
-                         f"{TILE}x{TILE} tiles, one launch per diagonal of tiles instead of "
-                         f"one per diagonal of cells")
+                         f"{plan.pattern} fits; its cells are light, so on the GPU its "
+                         f"diagonals are filled by {TILE}x{TILE} tiles, one launch per "
+                         f"diagonal of tiles instead of one per diagonal of cells")
     if plan.pattern is not None:
         return "pattern", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")

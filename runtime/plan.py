@@ -53,6 +53,8 @@ class Plan:
         Time taken to make the plan.
     notes : tuple of str
         Why the plan was made this way.
+    cell_s : float or None
+        Seconds per cell of the checked sweep: a measure of the cell function's cost.
     """
 
     recurrence: Recurrence
@@ -65,6 +67,7 @@ class Plan:
     method: str
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    cell_s: float | None = None
 
     @property
     def pattern_steps(self) -> int | None:
@@ -73,11 +76,11 @@ class Plan:
         return BY_CODE[self.pattern].steps((self.recurrence.shape[0], self.recurrence.shape[1]))
 
 
-def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray] | str:
+def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray, float] | str:
     """Fill a 2-D table sequentially with checked reads, trying lexicographic orders.
 
-    Returns ``(regions, sweep, table)`` from the first order in which every read was of a
-    cell already filled, or a sentence saying why no order could be confirmed.  A real
+    Returns ``(regions, sweep, table, seconds)`` from the first order in which every read
+    was of a cell already filled (``seconds``: that sweep's run time), or a sentence saying why no order could be confirmed.  A real
     out-of-bounds read raises ``OutOfBoundsError`` naming the cell, the read and the shape.
 
     Raises ``SourceUnavailable`` when the function's source cannot be rewritten and
@@ -92,7 +95,7 @@ def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray] 
         tried.add(sweep)
         table = np.zeros(rec.shape, dtype=rec.dtype)
         try:
-            ck, _ = sweep_fill(rec, table, sweep, checked=True)
+            ck, timing = sweep_fill(rec, table, sweep, checked=True)
         except CompileError:
             raise
         except RecurrenceError as exc:  # maybe from reading unfilled cells: the trace decides
@@ -102,7 +105,7 @@ def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray] 
             if ck[OOB]:
                 cell, read = ck[OOB + 1 : OOB + 3], ck[OOB + 3 : OOB + 5]
                 raise OutOfBoundsError(tuple(cell.tolist()), tuple(read.tolist()), rec.shape)
-            return tuple(sorted(regions)), sweep, table
+            return tuple(sorted(regions)), sweep, table, timing.run_s
         seen |= regions
 
 
@@ -131,12 +134,13 @@ def make_plan(rec: Recurrence, need_stages: bool = False,
         if isinstance(found, str):
             notes.append(f"reads not confirmed by a compiled checked sweep: {found}; traced instead")
         else:
-            regions, sweep, table = found
+            regions, sweep, table, sweep_s = found
             notes.append(f"reads checked at this size by a compiled sequential sweep "
                          f"({'rows' if sweep.axis == 0 else 'columns'} outer)")
             shape2 = (rec.shape[0], rec.shape[1])
             return Plan(rec, regions, matching(regions), select(regions, shape2), sweep, table,
-                        None, "checked sweep", time.perf_counter() - t0, tuple(notes))
+                        None, "checked sweep", time.perf_counter() - t0, tuple(notes),
+                        sweep_s / rec.cells)
     a = analyze(rec, progress=progress)
     cls = a.classification
     sweep = sweep_for(cls.regions) if cls.regions is not None else None

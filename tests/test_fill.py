@@ -254,3 +254,17 @@ def test_tiled_is_auto_on_cuda_for_diagonals_only():
         fill(rows, backend="cuda", schedule="tiled")
     with pytest.raises(UsageError, match="cuda backend"):
         fill(diag, backend="cpu", schedule="tiled")
+
+
+def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
+    from dataclasses import replace
+
+    from runtime.fill import TILE_MAX_CELL_S, _choose_schedule
+
+    plan = make_plan(make_stencil(np.array([[-1, 0], [0, -1]]), (256, 256), 1))
+    assert plan.pattern == "NOSE" and plan.cell_s > 0
+    light = replace(plan, cell_s=TILE_MAX_CELL_S / 10)
+    heavy = replace(plan, cell_s=TILE_MAX_CELL_S * 10)
+    assert _choose_schedule("auto", light, "cuda")[0] == "tiled"
+    assert _choose_schedule("auto", heavy, "cuda")[0] == "pattern"
+    assert _choose_schedule("auto", light, "cpu")[0] == "pattern"
