@@ -75,7 +75,6 @@ def main() -> None:
     theirs, _ = _median_time(lambda: list(nx.topological_generations(rev)), max(1, a.repeat // 2))
     print(f"Algorithm 1: {ours * 1e3:.1f} ms (median of {a.repeat}); networkx topological_generations: "
           f"{theirs * 1e3:.0f} ms; ratio {theirs / ours:.0f}x")
-    del nxg, rev
 
     # end to end, each in a fresh process
     ours_runs = [_child(["-m", "depgraph", "analyze", str(LCS), "--size", str(a.size), "--json"])
