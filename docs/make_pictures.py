@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
