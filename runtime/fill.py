@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence
-from depgraph.errors import CompileError, NoPatternError, UsageError
+from depgraph.errors import CompileError, NoPatternError, RecurrenceError, UsageError
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions, step_line
 from runtime import cpu
 from runtime.plan import Plan, make_plan
@@ -169,30 +169,28 @@ def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
 
 
+def _mismatch(table: np.ndarray, reference: np.ndarray, bad: np.ndarray) -> RecurrenceError:
+    cell = tuple(int(k) for k in np.argwhere(bad)[0])
+    return RecurrenceError(f"verify failed: cell {cell} is {table[cell].item()!r}, the "
+                           f"sequential reference has {reference[cell].item()!r}")
+
+
 def compare(table: np.ndarray, reference: np.ndarray) -> str:
     """Compare a fill with the sequential reference: exact for integers, tight for floats.
 
-    Raises ``AssertionError``-free: returns a sentence; mismatches raise ``RecurrenceError``.
+    Returns a sentence saying how they agree; raises ``RecurrenceError`` naming the first
+    cell that differs.
     """
-    from depgraph.errors import RecurrenceError
-
     if table.dtype.kind in "fc":
         rtol = 1e-4 if table.dtype.itemsize <= 4 else 1e-9
-        if not np.allclose(table, reference, rtol=rtol, atol=rtol, equal_nan=True):
-            bad = np.argwhere(~np.isclose(table, reference, rtol=rtol, atol=rtol, equal_nan=True))[0]
-            raise RecurrenceError(
-                f"verify failed: cell {tuple(int(b) for b in bad)} is {table[tuple(bad)]!r}, "
-                f"the sequential reference has {reference[tuple(bad)]!r}"
-            )
+        close = np.isclose(table, reference, rtol=rtol, atol=rtol, equal_nan=True)
+        if not close.all():
+            raise _mismatch(table, reference, ~close)
         finite = np.isfinite(table) & np.isfinite(reference)
         diff = float(np.max(np.abs(table[finite] - reference[finite]), initial=0.0))
         return f"matches the sequential reference (max abs difference {diff:.3g}, rtol {rtol:g})"
     if not np.array_equal(table, reference):
-        bad = np.argwhere(table != reference)[0]
-        raise RecurrenceError(
-            f"verify failed: cell {tuple(int(b) for b in bad)} is {table[tuple(bad)]!r}, "
-            f"the sequential reference has {reference[tuple(bad)]!r}"
-        )
+        raise _mismatch(table, reference, table != reference)
     return "equals the sequential reference exactly"
 
 

@@ -268,3 +268,15 @@ def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
     assert _choose_schedule("auto", light, "cuda")[0] == "tiled"
     assert _choose_schedule("auto", heavy, "cuda")[0] == "pattern"
     assert _choose_schedule("auto", light, "cpu")[0] == "pattern"
+
+
+def test_compare_names_the_first_differing_cell():
+    from depgraph.errors import RecurrenceError
+    from runtime.fill import compare
+
+    ref = np.arange(6.0).reshape(2, 3)
+    assert compare(ref + 1e-12, ref).startswith("matches")
+    with pytest.raises(RecurrenceError, match=r"cell \(1, 2\) is 9\.0, the sequential reference has 5\.0"):
+        compare(np.where(ref == 5.0, 9.0, ref), ref)
+    with pytest.raises(RecurrenceError, match=r"cell \(0, 1\)"):
+        compare(np.array([[0, 7]]), np.array([[0, 1]]))
