@@ -59,14 +59,6 @@ CASES: dict[str, tuple[Callable[[Any], Any], list[Any], list[Any]]] = {
 CPU_SEQ_CELL_LIMIT = {"matrix_chain": 2048 * 2048}  # O(n^3): one core takes minutes beyond
 
 
-def _table(rec: Any, layout: str = "C") -> np.ndarray:
-    """A table with its pages already touched, so CPU timings exclude first-touch faults
-    (the GPU's table is allocated outside its timing as well)."""
-    M = np.empty(rec.shape, rec.dtype, order=layout)
-    M.fill(0)
-    return M
-
-
 def _median(fn: Callable[[], float], repeat: int) -> tuple[float, int]:
     times = [fn()]
     if times[0] < 5.0:
@@ -91,7 +83,7 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
     layout = "F" if p.storage == "columns" else "C"
 
     def cpu_seq() -> float:
-        return cpu.sweep_fill(rec, _table(rec), plan.sweep, checked=False)[1].run_s
+        return cpu.sweep_fill(rec, cpu.touched_table(rec), plan.sweep, checked=False)[1].run_s
 
     if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62):
         row["cpu_seq_s"], row["runs"] = _median(cpu_seq, repeat)
@@ -102,7 +94,7 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
         compare(M, ref)
 
         def cpu_par() -> float:
-            return cpu.pattern_fill(rec, _table(rec, layout), p.index).run_s
+            return cpu.pattern_fill(rec, cpu.touched_table(rec, layout), p.index).run_s
 
         if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62) or k > 2:
             row[f"cpu_par{k}_s"] = _median(cpu_par, repeat)[0]
