@@ -7,7 +7,9 @@ and compiled by numba; the cell function is called from them as a compiled funct
   form runs a rewrite of the cell function whose reads of ``M`` record the region of
   every read and the first out-of-bounds read: one pass is both the sequential
   reference fill and an exact check of the reads at this size and with these inputs.
-- ``pattern``: one parallel loop (``prange``) over the cells of each step of a pattern.
+- ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
+  every step of a pattern and waits at a barrier (:mod:`runtime.intrinsics`) between
+  steps.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
   with ``parallel=False`` it is a sequential fill in that order.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +40,7 @@ __all__ = [
     "CHECK_SLOTS",
     "regions_of_flags",
     "touched_table",
+    "barrier_threads",
     "OOB",
     "Timing",
 ]
@@ -146,20 +150,24 @@ def _sweep_source(sweep: Sweep, nargs: int, checked: bool) -> str:
 
 
 _PATTERN = """
-def pattern(M{args}):
+def pattern(M, bar, chunks{args}):
     n = M.shape[0]
     m = M.shape[1]
-    chunks = get_num_threads()
-    for t in range({steps}):
-        {fix}
-        lo = {lo}
-        hi = {hi}
-        per = (hi - lo + chunks - 1) // chunks
-        for chunk in prange(chunks):
+    for chunk in prange(chunks):
+        for t in range({steps}):
+            {fix}
+            lo = {lo}
+            hi = {hi}
+            per = (hi - lo + chunks - 1) // chunks
             for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per)):
                 i = {i}
                 j = {j}
+                assume(i >= 0)
+                assume(i < n)
+                assume(j >= 0)
+                assume(j < m)
                 M[i, j] = cell(M, i, j{args})
+            arrive(bar, chunks * (t + 1))
 """
 
 
@@ -183,13 +191,23 @@ def _unravel(ndim: int, indent: str = "            ") -> tuple[str, str]:
     return "\n".join(lines), ", ".join(f"x{k}" for k in range(ndim))
 
 
-def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any, **jit: Any) -> Any:
-    def build() -> Any:
-        numba = _numba()
-        ns = {"cell": cell, "prange": numba.prange, "get_num_threads": numba.get_num_threads}
-        return _jit(compile_source(source, name, ns), **jit)
+def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any,
+            **jit: Any) -> Callable[[bool], Any]:
+    """The generated kernel ``name`` as a function of ``nrt``: whether numba's reference
+    counting is compiled in (see :func:`_call`)."""
 
-    return CACHE.get(rec.func, ("cpu", kind, len(rec.args), rec.ndim), build)
+    def make(nrt: bool) -> Any:
+        def build() -> Any:
+            from runtime import intrinsics
+
+            numba = _numba()
+            ns = {"cell": cell, "prange": numba.prange, "assume": intrinsics.assume,
+                  "arrive": intrinsics.arrive}
+            return _jit(compile_source(source, name, ns), _nrt=nrt, **jit)
+
+        return CACHE.get(rec.func, ("cpu", kind, len(rec.args), rec.ndim, nrt), build)
+
+    return make
 
 
 @dataclass(frozen=True)
@@ -200,16 +218,23 @@ class Timing:
     run_s: float
 
 
-def _call(kernel: Any, *args: Any) -> Timing:
-    """Compile a kernel for these argument types (timed apart), then run it.
-
-    numba's compile errors become ``CompileError``; errors raised while running become
-    ``RecurrenceError``.
-    """
+def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
+    """Compile a kernel for these argument types, without numba's reference counting
+    when the cell function allows it: the counting of the array arguments that numba
+    leaves in a chunked inner loop made it up to 20x slower (knapsack, 1 thread); a cell
+    function that allocates arrays needs it and gets it."""
     numba = _numba()
-    t0 = time.perf_counter()
+    sig = tuple(numba.typeof(a) for a in args)
     try:
-        kernel.compile(tuple(numba.typeof(a) for a in args))
+        kernel = make(False)
+        kernel.compile(sig)
+        return kernel
+    except numba.core.errors.NumbaError:
+        pass
+    try:
+        kernel = make(True)
+        kernel.compile(sig)
+        return kernel
     except numba.core.errors.NumbaError as exc:
         first = str(exc).strip().splitlines()
         detail = " ".join(line.strip() for line in first[:6])
@@ -218,6 +243,16 @@ def _call(kernel: Any, *args: Any) -> Timing:
             "Use plain Python that numba supports in the cell function, or run with "
             "--backend python."
         ) from None
+
+
+def _call(make: Callable[[bool], Any], *args: Any) -> Timing:
+    """Compile a kernel (timed apart), then run it.
+
+    numba's compile errors become ``CompileError``; errors raised while running become
+    ``RecurrenceError``.
+    """
+    t0 = time.perf_counter()
+    kernel = _compile(make, args)
     t1 = time.perf_counter()
     try:
         kernel(*args)
@@ -227,6 +262,26 @@ def _call(kernel: Any, *args: Any) -> Timing:
             "to find the cell"
         ) from None
     return Timing(t1 - t0, time.perf_counter() - t1)
+
+
+def barrier_threads() -> int:
+    """Threads a barrier kernel may use: numba's thread count under the ``omp`` and
+    ``workqueue`` layers, which run ``prange(T)`` as one iteration per thread; 1 under
+    any other layer (``tbb`` may run two iterations on one thread, and a barrier between
+    them would never open).
+
+    Examples
+    --------
+    >>> barrier_threads() >= 1
+    True
+    """
+    numba = _numba()
+    from numba.np.ufunc.parallel import _launch_threads
+
+    _launch_threads()
+    if numba.threading_layer() not in ("omp", "workqueue"):
+        return 1
+    return int(numba.get_num_threads())
 
 
 def sweep_fill(rec: Recurrence, M: np.ndarray, sweep: Sweep,
@@ -244,17 +299,20 @@ def sweep_fill(rec: Recurrence, M: np.ndarray, sweep: Sweep,
 
 def pattern_fill(rec: Recurrence, M: np.ndarray, pattern_index: int,
                  parallel: bool = True) -> Timing:
-    """Fill a 2-D table step by step in a pattern; each step's cells split in one chunk
-    per thread (a plain inner loop per chunk compiles much tighter than ``prange`` over
-    single cells)."""
+    """Fill a 2-D table step by step in a pattern, in one parallel region: each thread
+    takes its chunk of every step (a plain inner loop per chunk compiles much tighter than
+    ``prange`` over single cells) and waits at a barrier between steps (a parallel region
+    per step cost more than the step itself on short rows: binomial 2048, 2 threads, ran
+    at 0.3x the one-core sweep)."""
     step = STEP_SOURCE[PATTERNS[pattern_index].code]
     src = _PATTERN.format(args=arg_tail(len(rec.args)), steps=step.steps, fix=step.fix,
                           lo=step.lo, hi=step.hi, i=step.i, j=step.j)
+    threads = barrier_threads() if parallel else 1
     if not parallel:
         src = src.replace("prange(", "range(")
-    kern = _kernel(rec, f"pattern-{parallel}-{pattern_index}", src, "pattern", compiled_cell(rec),
+    make = _kernel(rec, f"pattern-{parallel}-{pattern_index}", src, "pattern", compiled_cell(rec),
                    parallel=parallel)
-    return _call(kern, M, *rec.args)
+    return _call(make, M, np.zeros(1, dtype=np.int64), threads, *rec.args)
 
 
 def order_fill(rec: Recurrence, M: np.ndarray, cells: np.ndarray, ptr: np.ndarray,
