@@ -31,11 +31,12 @@ from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
 from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
-from runtime.source import function_namespace, rewrite_reads
+from runtime.source import (SourceUnavailable, constant_offsets, function_namespace,
+                            rewrite_reads)
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "tiled_fill", "THREADS"]
+           "tiled_fill", "ScoreFill", "score_fill", "THREADS"]
 
 THREADS = 256
 
@@ -125,6 +126,97 @@ def tiles(M, td{args}):
         cuda.syncthreads()
 """
 
+_WAVE = """
+def wave(M, order, flags, ticket{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    nv = (m + {T} - 1) // {T}
+    total = order.shape[0]
+    S = cuda.shared.array(({T} + 1, {T} + 2), DT)
+    K = cuda.shared.array(1, int64)
+    r = cuda.threadIdx.x
+    while True:
+        if r == 0:
+            K[0] = cuda.atomic.add(ticket, 0, 1)
+        cuda.syncthreads()
+        k = K[0]
+        if k >= total:
+            return
+        tile = order[k]
+        tu = tile // nv
+        tv = tile - tu * nv
+        if r == 0:
+            if tu > 0:
+                while cuda.atomic.add(flags, tile - nv, 0) == 0:
+                    {nap}
+            if tv > 0:
+                while cuda.atomic.add(flags, tile - 1, 0) == 0:
+                    {nap}
+        cuda.syncthreads()
+        u0 = tu * {T}
+        v0 = tv * {T}
+        u = u0 + r
+        v = v0 + r
+        if u0 > 0 and v < m:
+            S[0, r + 1] = LOAD(M, ({I0}, {Jv}))
+        if v0 > 0 and u < n:
+            S[r + 1, 0] = LOAD(M, ({Iu}, {J0}))
+        if r == 0 and u0 > 0 and v0 > 0:
+            S[0, 0] = LOAD(M, ({I0}, {J0}))
+        cuda.syncthreads()
+        for s in range(2 * {T} - 1):
+            c = s - r
+            v = v0 + c
+            if c >= 0 and c < {T} and u < n and v < m:
+                S[r + 1, c + 1] = cell(M, {Iu}, {Jv}{args}, (S, u0 - 1, v0 - 1))
+            cuda.syncthreads()
+        v = v0 + r
+        if v < m:
+            for q in range(min({T}, n - u0)):
+                u = u0 + q
+                M[{Iu}, {Jv}] = S[q + 1, r + 1]
+        cuda.threadfence()
+        cuda.syncthreads()
+        if r == 0:
+            cuda.atomic.exch(flags, tile, 1)
+"""
+
+_TILE_READ = """
+def read(M, tile, x0, x1, a, b):
+    n = M.shape[0]
+    m = M.shape[1]
+    bu = {ua} - tile[1]
+    bv = {va} - tile[2]
+    if bu >= 0 and bu <= {T} and bv >= 0 and bv <= {T}:
+        return tile[0][bu, bv]
+    return LOAD(M, (a, b))
+"""
+
+
+_SCORE = """
+def score(D, n, m{args}):
+    grid = cuda.cg.this_grid()
+    first = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for s in range(n + m - 1):
+        u = max(0, s - m + 1) + first
+        hi = min(n - 1, s) + 1
+        while u < hi:
+            v = s - u
+            D[s % {W}, u] = cell(D, {Iu}, {Jv}{args}, (n, m))
+            u += stride
+        grid.sync()
+"""
+
+_WINDOW_READ = """
+def read(D, shape, x0, x1, a, b):
+    n = shape[0]
+    m = shape[1]
+    ua = {ua}
+    return D[(ua + {va}) % {W}, ua]
+"""
+
+
 _READY = """
 def ready(M, order, indptr, indices, done, ticket{args}):
     total = order.shape[0]
@@ -163,10 +255,11 @@ def _ready_cell(rec: Recurrence) -> Any:
     return CACHE.get(rec.func, ("cuda", "ready-cell"), build)
 
 
-def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any = None) -> Any:
+def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any = None,
+            **names: Any) -> Any:
     def build() -> Any:
         cuda = _cuda()
-        ns = {"cuda": cuda, "cell": _device_cell(rec) if cell is None else cell}
+        ns = {"cuda": cuda, "cell": _device_cell(rec) if cell is None else cell, **names}
         return cuda.jit(compile_source(source, name, ns))
 
     return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
@@ -184,11 +277,13 @@ class DeviceFill:
     compile_s: float
 
 
+def _sms(cuda: Any) -> int:
+    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1) or 1)
+
+
 def _max_blocks(cuda: Any) -> int:
-    dev = cuda.get_current_device()
-    sms = getattr(dev, "MULTIPROCESSOR_COUNT", 1) or 1
-    per_sm = getattr(dev, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048) or 2048
-    return int(sms * max(1, per_sm // THREADS))
+    per_sm = getattr(cuda.get_current_device(), "MAX_THREADS_PER_MULTI_PROCESSOR", 2048) or 2048
+    return _sms(cuda) * max(1, int(per_sm) // THREADS)
 
 
 def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> None:
@@ -279,21 +374,103 @@ def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
     return _run(rec, kern, "C", copy_back, launches, (cells.astype(np.int64, copy=False),))
 
 
-def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
+def _flip(expr: str, size: str, flipped: bool) -> str:
+    return f"({size} - 1 - ({expr}))" if flipped else f"({expr})"
+
+
+def _coherent(cuda: Any) -> dict[str, Any]:
+    """Names for kernels that read what other blocks of the same launch wrote: ``LOAD``,
+    a load that skips the SM's L1 cache (``ld.global.cg``; L1 is not coherent across SMs,
+    and a line cached before a neighbour tile was written would be stale), and ``NAP``,
+    the nanoseconds to pause between polls of a flag, so spinning blocks leave the memory
+    system to the working ones.  The simulator has neither and needs neither."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return {"cuda": cuda, "LOAD": lambda a, i: a[i]}
+    return {"cuda": cuda, "LOAD": cuda.ldcg, "NAP": np.uint32(200)}
+
+
+def _tile_cell(rec: Recurrence, code: str, tile: int) -> Any:
+    """The cell function with its reads of ``M`` served from a tile's shared buffer when
+    they fall in the tile or its one-cell halo, from global memory past L1 otherwise.  Its
+    last argument is ``(buffer, first row, first column)`` of the buffer in the pattern's
+    NOSE frame.  ``SourceUnavailable`` when its source cannot be rewritten."""
+    rows, cols = DIAGONAL_FLIPS[code]
+
+    def build() -> Any:
+        cuda = _cuda()
+        src = _TILE_READ.format(T=tile, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", _coherent(cuda)))
+        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
+        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
+
+    return CACHE.get(rec.func, ("cuda", "tile-cell", code, tile), build)
+
+
+def _tile_order(nu: int, nv: int) -> np.ndarray:
+    """Tiles of an ``nu x nv`` grid (flat, row-major) by tile anti-diagonal, then row: the
+    order in which the persistent kernel hands them out.
+
+    Examples
+    --------
+    >>> _tile_order(2, 3).tolist()
+    [0, 1, 3, 2, 4, 5]
+    """
+    tu, tv = np.divmod(np.arange(nu * nv, dtype=np.int64), nv)
+    return np.lexsort((tu, tu + tv)).astype(np.int32)
+
+
+def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 32,
                copy_back: bool = True) -> DeviceFill:
-    """A diagonal pattern filled by tiles: one launch per diagonal of ``tile x tile`` tiles,
-    one block per tile, one thread per tile row walking the tile's own anti-diagonals with
-    a barrier between them (cells stay in global memory).
+    """A diagonal pattern filled by ``tile x tile`` tiles, one block of ``tile`` threads
+    per tile, in one persistent launch.
+
+    Blocks take tiles in tile anti-diagonal order from an atomic ticket and wait for the
+    tiles above and to the left (per-tile flags).  A tile's halo (the row above and the
+    column to its left) is read into shared memory; thread ``r`` walks row ``r`` of the
+    tile's anti-diagonals there, with a barrier between them; the tile is written back row
+    by row, ``tile`` consecutive cells per store.  Reads inside the tile or its halo come
+    from shared memory, every other read from global memory.
 
     Correct for any recurrence the pattern fits, reads of any length included: in the
     pattern's NOSE frame (:data:`patterns.DIAGONAL_FLIPS`) every read goes up and/or left,
-    so it lands in the same tile on an earlier inner diagonal (written before the last
-    barrier) or in a tile of an earlier tile diagonal (an earlier launch).  It needs
-    ``n/tile + m/tile - 1`` launches instead of ``n + m - 1``.
+    into this tile or a tile above or to the left, which precedes the tiles this one waits
+    for.  Deadlock-free: tickets follow a topological order of tiles, so the earliest
+    unfinished ticket is held by a running block whose tiles before it are done.
+
+    When the cell function's source cannot be rewritten, the fill is one launch per
+    diagonal of tiles with cells in global memory (:func:`_diagonal_launches`).
     """
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[code]
+    n, m = rec.shape
+    nu, nv = math.ceil(n / tile), math.ceil(m / tile)
+    try:
+        cell = _tile_cell(rec, code, tile)
+    except SourceUnavailable:
+        return _diagonal_launches(rec, code, tile, copy_back)
+    flip = {"I0": _flip("u0 - 1", "n", rows), "J0": _flip("v0 - 1", "m", cols),
+            "Iu": _flip("u", "n", rows), "Jv": _flip("v", "m", cols)}
+    nap = "pass" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" else "cuda.nanosleep(NAP)"
+    src = _WAVE.format(T=int(tile), args=arg_tail(len(rec.args)), nap=nap, **flip)
+    kern = _kernel(rec, f"wave-{code}-{tile}", src, "wave", cell,
+                   DT=np.dtype(rec.dtype).type, int64=np.int64, **_coherent(_cuda()))
+    sched = (_tile_order(nu, nv), np.zeros(nu * nv, np.int32), np.zeros(1, np.int64))
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        blocks = min(nu * nv, _sms(cuda) * max(1, min(32, 2048 // tile)))
+        return [(blocks, int(tile), (dM, *dsched, *dargs))]
+
+    return _run(rec, kern, "C", copy_back, launches, sched)
+
+
+def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:
+    """The tiled fill in global memory: one launch per diagonal of tiles, one block per
+    tile, one thread per tile row walking the tile's anti-diagonals, a barrier between
+    them; correct for the same reason as :func:`tiled_fill` (earlier tile diagonals are
+    earlier launches)."""
     rows, cols = DIAGONAL_FLIPS[code]
     src = _TILED.format(T=int(tile), args=arg_tail(len(rec.args)),
                         i="n - 1 - u" if rows else "u", j="m - 1 - v" if cols else "v")
@@ -306,6 +483,77 @@ def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
                 for td in range(nu + nv - 1)]
 
     return _run(rec, kern, "C", copy_back, launches)
+
+
+@dataclass(frozen=True)
+class ScoreFill:
+    """A score-only fill: the value of the pattern's last cell and its times in seconds."""
+
+    value: Any
+    cell: tuple[int, int]
+    window: int
+    h2d_s: float
+    compute_s: float
+    compile_s: float
+
+
+def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> ScoreFill:
+    """The value of the last cell a diagonal pattern fills (``(n-1, m-1)`` for NOSE),
+    keeping only the anti-diagonals still to be read: O(n) memory instead of O(n m).
+
+    The reads must be at constant offsets (:func:`runtime.source.constant_offsets`), so
+    the window of live diagonals is known before the fill: ``1 + `` the farthest read, in
+    diagonals.  One cooperative launch walks every diagonal, a grid-wide barrier between
+    diagonals.  ``SourceUnavailable`` when the reads are not at constant offsets;
+    ``ValueError`` for a pattern that is not diagonal or a read outside its regions.
+    """
+    code = PATTERNS[pattern_index].code
+    if code not in DIAGONAL_FLIPS:
+        raise ValueError(f"the score-only fill is for the diagonal patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[code]
+    frame = [((-di if rows else di), (-dj if cols else dj))
+             for di, dj in constant_offsets(rec.func, 2)]
+    if any(du > 0 or dv > 0 or (du, dv) == (0, 0) for du, dv in frame):
+        raise ValueError(f"a read at a constant offset falls outside {code}'s regions")
+    window = 1 + max((-(du + dv) for du, dv in frame), default=0)
+    n, m = rec.shape
+    flip = {"Iu": _flip("u", "n", rows), "Jv": _flip("v", "m", cols)}
+
+    def build_cell() -> Any:
+        cuda = _cuda()
+        src = _WINDOW_READ.format(W=window, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", {}))
+        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
+        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
+
+    cell = CACHE.get(rec.func, ("cuda", "window-cell", code, window), build_cell)
+    kern = _kernel(rec, f"score-{code}-{window}", _SCORE.format(
+        W=window, args=arg_tail(len(rec.args)), **flip), "score", cell)
+    cuda = require()
+    t0 = time.perf_counter()
+    dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+                  for a in rec.args)
+    D = cuda.device_array((window, n), dtype=rec.dtype)
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    args = (D, n, m, *dargs)
+    compile_s = _compile(kern, args)
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        blocks = 1  # the simulator's grid barrier spans one block
+    else:
+        from numba import typeof
+
+        blocks = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
+        blocks = max(1, min(blocks, math.ceil(n / threads)))
+    t2 = time.perf_counter()
+    _launch(kern, blocks, threads, args)
+    cuda.synchronize()
+    t3 = time.perf_counter()
+    last = (n + m - 2) % window
+    value = D[last, n - 1:n].copy_to_host()[0]
+    cell_ij = (0 if rows else n - 1, 0 if cols else m - 1)
+    return ScoreFill(value, cell_ij, window, t1 - t0, t3 - t2, compile_s)
 
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).

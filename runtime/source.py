@@ -21,7 +21,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace"]
+__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace", "constant_offsets"]
 
 CHECK = "_dg_check"
 
@@ -57,6 +57,67 @@ class _Reads(ast.NodeTransformer):
         return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
 
 
+def _definition(func: Callable[..., Any], ndim: int) -> ast.FunctionDef:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError) as exc:
+        raise SourceUnavailable(f"the source of {func.__name__!r} is not available ({exc})") from None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fn is None or len(fn.args.args) < 1 + ndim:
+        raise SourceUnavailable(f"could not find the definition of {func.__name__!r}")
+    return fn
+
+
+def _offset(node: ast.expr, name: str) -> int | None:
+    """``k`` when ``node`` is ``name``, ``name + k`` or ``name - k`` (``k`` an int literal)."""
+    if isinstance(node, ast.Name) and node.id == name:
+        return 0
+    if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
+            and isinstance(node.left, ast.Name) and node.left.id == name
+            and isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+        return node.right.value if isinstance(node.op, ast.Add) else -node.right.value
+    return None
+
+
+def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...]]:
+    """The offsets of the cell function's reads of ``M`` when every read is written as
+    ``M[x0 + c0, x1 + c1, ...]`` with integer literals ``c`` (``x`` its index parameters,
+    never reassigned) and ``M`` is used in no other way: then the reads are the same at
+    every size and for every input, whatever the data.  ``SourceUnavailable`` otherwise,
+    naming the first read or use that does not fit.
+
+    Examples
+    --------
+    >>> def f(M, i, j, X):
+    ...     if i == 0 or j == 0:
+    ...         return 0
+    ...     return max(M[i - 1, j], M[i, j - 1] + X[i])
+    >>> constant_offsets(f, 2)
+    [(-1, 0), (0, -1)]
+    """
+    fn = _definition(func, ndim)
+    params = [a.arg for a in fn.args.args]
+    table, index = params[0], params[1:1 + ndim]
+    found: list[tuple[int, ...]] = []
+    subscripts: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load):
+            raise SourceUnavailable(f"index {node.id!r} is reassigned (line {node.lineno})")
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id == table:
+            subscripts.add(id(node.value))
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            offs = [_offset(e, x) for e, x in zip(elts, index)]
+            if len(elts) != ndim or None in offs:
+                raise SourceUnavailable(
+                    f"the read {ast.unparse(node)} (line {node.lineno}) is not at a constant offset")
+            found.append(tuple(int(o) for o in offs if o is not None))
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == table and id(node) not in subscripts:
+            raise SourceUnavailable(f"{table!r} is used other than by reads (line {node.lineno})")
+    return sorted(set(found))
+
+
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
                   cell_args: bool = True) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
@@ -74,14 +135,7 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
         _dg_cell1 = j
         return RD(M, _dg_check, _dg_cell0, _dg_cell1, i - 1, j) + w
     """
-    try:
-        src = textwrap.dedent(inspect.getsource(func))
-        tree = ast.parse(src)
-    except (OSError, TypeError, SyntaxError) as exc:
-        raise SourceUnavailable(f"the source of {func.__name__!r} is not available ({exc})") from None
-    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
-    if fn is None or len(fn.args.args) < 1 + ndim:
-        raise SourceUnavailable(f"could not find the definition of {func.__name__!r}")
+    fn = _definition(func, ndim)
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
     tr = _Reads(params[0], cell if cell_args else [], read)

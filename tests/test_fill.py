@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stencil import make_stencil, pattern_offsets
 
-from depgraph import Family, analyze, recurrence
+from depgraph import Family, analyze, load, recurrence
 from depgraph.errors import CompileError, NoPatternError, UsageError
 from depgraph.loader import definitions, load_module
 from patterns import BY_CODE, CANONICAL
@@ -233,13 +233,13 @@ def test_kernels_are_shared_across_family_sizes_but_not_closures():
 
 
 @pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
-@pytest.mark.parametrize("tile", [2, 3])
-def test_tiled_fill_reads_past_the_tile_edge(code, tile):
+@pytest.mark.parametrize("tile, dtype", [(2, np.int64), (3, np.int64), (3, np.float32)])
+def test_tiled_fill_reads_past_the_tile_edge(code, tile, dtype):
     from runtime import cuda
 
     rng = np.random.default_rng(tile)
     offs = pattern_offsets(rng, code, reach=3, count=3)  # offsets up to 3 > tile
-    rec = make_stencil(offs, (7, 5), tile, np.int64)  # sizes not multiples of the tile
+    rec = make_stencil(offs, (7, 5), tile, dtype)  # sizes not multiples of the tile
     plan = make_plan(rec)
     _same(cuda.tiled_fill(rec, BY_CODE[code].index, tile).table, plan.reference)
 
@@ -280,3 +280,88 @@ def test_compare_names_the_first_differing_cell():
         compare(np.where(ref == 5.0, 9.0, ref), ref)
     with pytest.raises(RecurrenceError, match=r"cell \(0, 1\)"):
         compare(np.array([[0, 7]]), np.array([[0, 1]]))
+
+
+def test_cell_functions_that_allocate_compile_with_reference_counting():
+    @recurrence(shape=(4, 6), dtype=np.int64)
+    def allocating(M, i, j):
+        if i == 0:
+            return j
+        buf = np.zeros(2, dtype=np.int64)  # needs numba's reference counting
+        buf[0] = M[i - 1, j]
+        return buf[0] + buf[1] + 1
+
+    plan = make_plan(allocating)
+    for schedule in ("pattern", "stages", "sequential"):
+        r = fill(allocating, backend="cpu", schedule=schedule, plan=plan)
+        _same(r.table, plan.reference)
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SONE"])
+def test_tiled_fill_without_source_uses_one_launch_per_tile_diagonal(code, monkeypatch):
+    from runtime import cuda
+    from runtime.source import SourceUnavailable
+
+    def unavailable(*_):
+        raise SourceUnavailable("test")
+
+    monkeypatch.setattr(cuda, "_tile_cell", unavailable)
+    rec = make_stencil(pattern_offsets(np.random.default_rng(3), code, reach=3, count=3),
+                       (7, 5), 2, np.int64)
+    res = cuda.tiled_fill(rec, BY_CODE[code].index, 2)
+    assert res.launches == 4 + 3 - 1  # one per diagonal of 2x2 tiles
+    _same(res.table, make_plan(rec).reference)
+
+
+def _signed(name, k):
+    return name if k == 0 else f"{name} {'+' if k > 0 else '-'} {abs(k)}"
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+@pytest.mark.parametrize("shape", [(7, 9), (9, 4), (1, 6)])
+def test_score_fill_keeps_only_the_live_diagonals(code, shape, write_rec):
+    from patterns import DIAGONAL_FLIPS
+    from runtime import cuda
+
+    rows, cols = DIAGONAL_FLIPS[code]
+    a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the NOSE frame
+    n, m = shape
+    path = write_rec(f"""
+        W = np.arange(1, 40, dtype=np.int64)
+
+        @recurrence(shape={shape}, dtype=np.int64, args=(W,))
+        def rec(M, i, j, W):
+            total = W[i] + 2 * W[j]
+            if 0 <= {_signed('i', a)} < {n}:
+                total += M[{_signed('i', a)}, j]
+            if 0 <= {_signed('j', b)} < {m}:
+                total += 3 * M[i, {_signed('j', b)}]
+            if 0 <= {_signed('i', 2 * a)} < {n} and 0 <= {_signed('j', b)} < {m}:
+                total += M[{_signed('i', 2 * a)}, {_signed('j', b)}]
+            return total % 1000003
+    """)
+    rec = load(path)
+    res = cuda.score_fill(rec, BY_CODE[code].index, threads=4)
+    assert res.window == 4  # the read two rows and one column back is 3 diagonals back
+    assert res.cell == ((0 if rows else n - 1), (0 if cols else m - 1))
+    assert res.value == make_plan(rec).reference[res.cell]
+
+
+def test_score_fill_needs_reads_at_constant_offsets():
+    from runtime import cuda
+    from runtime.source import SourceUnavailable
+
+    rec = make_stencil(pattern_offsets(np.random.default_rng(1), "NOSE", reach=2, count=2),
+                       (5, 5), 1, np.int64)
+    with pytest.raises(SourceUnavailable, match="not at a constant offset"):
+        cuda.score_fill(rec, BY_CODE["NOSE"].index)
+    with pytest.raises(ValueError, match="outside SENO"):
+        cuda.score_fill(load_lcs(), BY_CODE["SENO"].index)
+    with pytest.raises(ValueError, match="diagonal patterns"):
+        cuda.score_fill(load_lcs(), BY_CODE["RUD"].index)
+
+
+def load_lcs():
+    import lcs
+
+    return lcs.make_lcs(b"AGCGTAG", b"GTCAGA")
