@@ -1,8 +1,9 @@
-"""Tiled diagonal fills on the GPU (issue 6): the persistent shared-memory tiled fill at
-several tile sides against the tiled fill with one launch per tile diagonal (cells in
-global memory), on square alignment-type recurrences written as plain cell functions
-(``wave_cases.py``).  Every fill is compared with the sequential reference before it is
-timed; medians of ``--repeat`` runs, compute only (the table stays on the device).
+"""One-launch diagonal fills on the GPU (issue 6): register strips (``strip_fill``) and
+shared-memory tiles (``wave_fill``) against the tiled fill with one launch per tile
+diagonal (cells in global memory), on square alignment-type recurrences written as plain
+cell functions (``wave_cases.py``).  Every fill is compared with the sequential reference
+before it is timed; medians of ``--repeat`` runs, compute only (the table stays on the
+device).
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]``
 """
@@ -23,8 +24,6 @@ from runtime.fill import compare  # noqa: E402
 from runtime.plan import make_plan  # noqa: E402
 from wave_cases import CASES  # noqa: E402
 
-TILES = (16, 32, 64)
-
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -32,23 +31,25 @@ def main() -> None:
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    cols = ["launches T64"] + [f"wave T{t}" for t in TILES]
-    print(f"{'case':>15} {'size':>6} " + " ".join(f"{c:>13}" for c in cols) + "   (ms; GCUPS of the best)",
+    cols = ["launches T64", "tiles T64", "tiles T128", "strips R1", "strips R2", "strips R4"]
+    print(f"{'case':>15} {'size':>6} " + " ".join(f"{c:>12}" for c in cols) + "   (ms; GCUPS of the best)",
           flush=True)
     for size in (int(s) for s in a.sizes.split(",")):
         for name in a.cases.split(","):
             rec = CASES[name](size)
             plan = make_plan(rec)
             p = BY_CODE[plan.pattern]
-            runs = {"launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb)}
-            for t in TILES:
-                runs[f"wave T{t}"] = lambda cb, t=t: cuda.tiled_fill(rec, p.index, t, cb)
+            runs = {"launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
+                    "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
+                    "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
+            for r in (1, 2, 4):
+                runs[f"strips R{r}"] = lambda cb, r=r: cuda.strip_fill(rec, p.index, r, cb)
             med = {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)
                 med[col] = statistics.median(run(False).compute_s for _ in range(a.repeat))
             best = min(med, key=med.get)
-            print(f"{name:>15} {size:>6} " + " ".join(f"{med[c] * 1e3:13.2f}" for c in cols)
+            print(f"{name:>15} {size:>6} " + " ".join(f"{med[c] * 1e3:12.2f}" for c in cols)
                   + f"   best {best}: {rec.cells / med[best] / 1e9:.1f} GCUPS", flush=True)
 
 

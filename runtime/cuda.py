@@ -1,4 +1,4 @@
-"""CUDA backend (numba.cuda): the cell function as a device function, one launch per step.
+"""CUDA backend (numba.cuda): the cell function as a device function.
 
 This is the only module that imports ``numba.cuda``; it does so lazily, so nothing else
 needs a GPU or numba-cuda.  Under ``NUMBA_ENABLE_CUDASIM=1`` the same kernels run on
@@ -11,6 +11,12 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   device's multiprocessor count.
 - The layout follows the pattern's storage: column patterns use a column-major table so
   one step's cells are contiguous; rows and diagonals are row-major.
+- Diagonal patterns also fill in one persistent launch (``tiled_fill``): register strips
+  when the reads are the three nearest neighbours at constant offsets (``strip_fill``),
+  shared-memory tiles otherwise (``wave_fill``); blocks and warps take work from an atomic
+  ticket in a topological order and wait on flags, so they cannot deadlock.  Reads of
+  cells other blocks wrote skip L1 (``ld.global.cg``).
+- ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted.
 
 Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
 function compiles as a numba.cuda device function.
@@ -36,7 +42,7 @@ from runtime.source import (SourceUnavailable, constant_offsets, function_namesp
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "tiled_fill", "ScoreFill", "score_fill", "THREADS"]
+           "tiled_fill", "strip_fill", "wave_fill", "ScoreFill", "score_fill", "THREADS"]
 
 THREADS = 256
 
@@ -275,6 +281,7 @@ class DeviceFill:
     d2h_s: float
     launches: int
     compile_s: float
+    kernel: str = ""
 
 
 def _sms(cuda: Any) -> int:
@@ -317,7 +324,7 @@ Launches = list[tuple[int, int, tuple[Any, ...]]]
 
 def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
          launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
-         schedule: tuple[np.ndarray, ...] = ()) -> DeviceFill:
+         schedule: tuple[np.ndarray, ...] = (), label: str = "") -> DeviceFill:
     """Copy args (and schedule arrays) in, compile, run every launch,
     copy the table back if asked; each phase timed apart."""
     cuda = require()
@@ -337,7 +344,7 @@ def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     t3 = time.perf_counter()
     table = dM.copy_to_host() if copy_back else None
     t4 = time.perf_counter()
-    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), compile_s)
+    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), compile_s, label)
 
 
 def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = "C",
@@ -420,8 +427,38 @@ def _tile_order(nu: int, nv: int) -> np.ndarray:
     return np.lexsort((tu, tu + tv)).astype(np.int32)
 
 
-def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 32,
-               copy_back: bool = True) -> DeviceFill:
+def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
+               copy_back: bool = True, rows_per_lane: int = 2) -> DeviceFill:
+    """A diagonal pattern filled in one launch by the fastest kernel that fits it:
+    :func:`strip_fill` (cells in registers) when the reads are the three nearest
+    neighbours at constant offsets, else :func:`wave_fill` (``tile x tile`` tiles in
+    shared memory), or one launch per diagonal of tiles when the cell function's source
+    cannot be rewritten.  ``DeviceFill.kernel`` says which ran."""
+    code = PATTERNS[pattern_index].code
+    if code not in DIAGONAL_FLIPS:
+        raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
+    if _nearest_only(rec, code):
+        return strip_fill(rec, pattern_index, rows_per_lane, copy_back)
+    return wave_fill(rec, pattern_index, tile, copy_back)
+
+
+def _frame_offsets(rec: Recurrence, code: str) -> set[tuple[int, int]]:
+    """The constant read offsets in the pattern's NOSE frame (``SourceUnavailable`` when
+    the reads are not at constant offsets)."""
+    rows, cols = DIAGONAL_FLIPS[code]
+    return {((-di if rows else di), (-dj if cols else dj))
+            for di, dj in constant_offsets(rec.func, 2)}
+
+
+def _nearest_only(rec: Recurrence, code: str) -> bool:
+    try:
+        return _frame_offsets(rec, code) <= {(0, -1), (-1, 0), (-1, -1)}
+    except SourceUnavailable:
+        return False
+
+
+def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
+              copy_back: bool = True) -> DeviceFill:
     """A diagonal pattern filled by ``tile x tile`` tiles, one block of ``tile`` threads
     per tile, in one persistent launch.
 
@@ -442,8 +479,6 @@ def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 32,
     diagonal of tiles with cells in global memory (:func:`_diagonal_launches`).
     """
     code = PATTERNS[pattern_index].code
-    if code not in DIAGONAL_FLIPS:
-        raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
     rows, cols = DIAGONAL_FLIPS[code]
     n, m = rec.shape
     nu, nv = math.ceil(n / tile), math.ceil(m / tile)
@@ -463,7 +498,124 @@ def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 32,
         blocks = min(nu * nv, _sms(cuda) * max(1, min(32, 2048 // tile)))
         return [(blocks, int(tile), (dM, *dsched, *dargs))]
 
-    return _run(rec, kern, "C", copy_back, launches, sched)
+    return _run(rec, kern, "C", copy_back, launches, sched,
+                label=f"shared-memory tiles {tile}x{tile}")
+
+
+_REG_READ = """
+def read(M, regs, x0, x1, a, b):
+    if {du} == 0:
+        return regs[0]
+    if {dv} == 0:
+        return regs[1]
+    return regs[2]
+"""
+
+
+def _strip_source(rows: bool, cols: bool, R: int, nargs: int, sim: bool) -> str:
+    """Source of the strip kernel (see :func:`strip_fill`), ``R`` rows per lane unrolled.
+    Under the simulator (one warp per block, threads not in lockstep) the warp exchanges
+    go through shared memory with block barriers instead of shuffles."""
+    I = lambda e: _flip(e, "n", rows)  # noqa: E731
+    J = lambda e: _flip(e, "m", cols)  # noqa: E731
+    args = arg_tail(nargs)
+    if sim:
+        def bcast(dst: str, val: str, src: str, buf: str) -> list[str]:
+            return [f"{buf}[lane] = {val}", "cuda.syncthreads()", f"{dst} = {buf}[{src}]",
+                    "cuda.syncthreads()"]
+
+        def up(dst: str, val: str) -> list[str]:
+            return [f"XV[lane] = {val}", "cuda.syncthreads()",
+                    f"{dst} = XV[lane - 1] if lane > 0 else {val}", "cuda.syncthreads()"]
+        alloc = ["XV = cuda.shared.array(32, DT)", "XK = cuda.shared.array(32, int64)"]
+        sync, nap = "cuda.syncthreads()", "pass"
+    else:
+        def bcast(dst: str, val: str, src: str, buf: str) -> list[str]:
+            return [f"{dst} = cuda.shfl_sync(FULL, {val}, {src})"]
+
+        def up(dst: str, val: str) -> list[str]:
+            return [f"{dst} = cuda.shfl_up_sync(FULL, {val}, 1)"]
+        alloc, sync, nap = [], "cuda.syncwarp(FULL)", "cuda.nanosleep(NAP)"
+    L: list[str] = [f"def strips(M, progress, ticket, nstrips{args}):",
+                    "    n = M.shape[0]", "    m = M.shape[1]", "    lane = cuda.threadIdx.x % 32"]
+    L += ["    " + a for a in alloc]
+    L += ["    while True:", "        k = 0", "        if lane == 0:",
+          "            k = cuda.atomic.add(ticket, 0, 1)"]
+    L += ["        " + x for x in bcast("k", "k", "0", "XK")]
+    L += ["        if k >= nstrips:", "            return",
+          f"        u0 = k * {32 * R}", f"        ub = u0 + lane * {R}"]
+    L += [f"        l{r} = ZERO" for r in range(R)]
+    L += ["        last = ZERO", "        pup = ZERO", "        bnd = ZERO",
+          "        for s in range(m + 31):", "            v = s - lane",
+          "            if k > 0 and s % 32 == 0:", "                if lane == 0:",
+          "                    need = min(m, s + 32)",
+          "                    while cuda.atomic.add(progress, k - 1, 0) < need:",
+          f"                        {nap}", f"                {sync}",
+          "                if s + lane < m:",
+          f"                    bnd = LOAD(M, ({I('u0 - 1')}, {J('s + lane')}))"]
+    L += ["            " + x for x in bcast("b", "bnd", "s % 32", "XV")]
+    L += ["            " + x for x in up("up", "last")]
+    L += ["            if lane == 0:", "                up = b", "            d = pup",
+          "            pup = up", "            if v >= 0 and v < m:"]
+    for r in range(R):
+        L += [f"                u = ub + {r}", "                if u < n:",
+              f"                    x = DT(cell(M, {I('u')}, {J('v')}{args}, (l{r}, up, d)))",
+              f"                    M[{I('u')}, {J('v')}] = x",
+              f"                    d = l{r}", f"                    l{r} = x", "                    up = x"]
+    L += [f"                last = l{R - 1}",
+          "                if lane == 31 and ((v + 1) % 32 == 0 or v == m - 1):",
+          "                    cuda.threadfence()",
+          "                    cuda.atomic.max(progress, k, v + 1)"]
+    return "\n".join(L) + "\n"
+
+
+def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = 2,
+               copy_back: bool = True) -> DeviceFill:
+    """A diagonal pattern whose reads are its three nearest neighbours (offsets
+    ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
+    in registers: one warp per strip of ``32 R`` rows, ``R`` rows per lane, the lanes
+    ``1`` column apart; a cell's neighbours come from the lane's own registers or from
+    the lane above by a warp shuffle, never from memory.  Strips are taken in order from
+    an atomic ticket; a strip reads its first row's upper neighbours from global memory
+    once the strip above has published (per-strip progress counters, every 32 columns).
+
+    ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
+    not at constant offsets).
+    """
+    code = PATTERNS[pattern_index].code
+    if code not in DIAGONAL_FLIPS:
+        raise ValueError(f"the strip fill is for the diagonal patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[code]
+    if not _frame_offsets(rec, code) <= {(0, -1), (-1, 0), (-1, -1)}:
+        raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
+    sim = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    R = int(rows_per_lane)
+
+    def build_cell() -> Any:
+        cuda = _cuda()
+        src = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
+                               dv="(x1 - b)" if cols else "(b - x1)")
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", {}))
+        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
+        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
+
+    cell = CACHE.get(rec.func, ("cuda", "reg-cell", code), build_cell)
+    src = _strip_source(rows, cols, R, len(rec.args), sim)
+    kern = _kernel(rec, f"strips-{code}-{R}-{sim}", src, "strips", cell,
+                   DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
+                   int64=np.int64, FULL=np.uint32(0xFFFFFFFF), **_coherent(_cuda()))
+    n, m = rec.shape
+    nstrips = math.ceil(n / (32 * R))
+    sched = (np.zeros(nstrips, np.int32), np.zeros(1, np.int64))
+    warps = 1 if sim else 4
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        blocks = min(math.ceil(nstrips / warps), _sms(cuda) * 16)
+        return [(blocks, 32 * warps, (dM, *dsched, nstrips, *dargs))]
+
+    return _run(rec, kern, "C", copy_back, launches, sched,
+                label=f"register strips of {32 * R} rows ({R} a lane)")
 
 
 def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:
@@ -482,7 +634,8 @@ def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -
         return [(min(nu - 1, td) - max(0, td - nv + 1) + 1, int(tile), (dM, td, *dargs))
                 for td in range(nu + nv - 1)]
 
-    return _run(rec, kern, "C", copy_back, launches)
+    return _run(rec, kern, "C", copy_back, launches,
+                label=f"a launch per diagonal of {tile}x{tile} tiles")
 
 
 @dataclass(frozen=True)
@@ -511,8 +664,7 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the score-only fill is for the diagonal patterns, not {code}")
     rows, cols = DIAGONAL_FLIPS[code]
-    frame = [((-di if rows else di), (-dj if cols else dj))
-             for di, dj in constant_offsets(rec.func, 2)]
+    frame = _frame_offsets(rec, code)
     if any(du > 0 or dv > 0 or (du, dv) == (0, 0) for du, dv in frame):
         raise ValueError(f"a read at a constant offset falls outside {code}'s regions")
     window = 1 + max((-(du + dv) for du, dv in frame), default=0)

@@ -3,8 +3,8 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``tiled`` (cuda, diagonal patterns: one launch per diagonal of tiles, ``auto``'s choice
-there), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
+diagonal), ``tiled`` (cuda, diagonal patterns: one persistent launch, cells in registers or tiles
+in shared memory, ``auto``'s choice there for light cells), ``stages`` (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
 (Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one matches,
 else the stages.  Every choice is explained in ``FillResult.notes``.
@@ -160,8 +160,10 @@ def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]
     if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light:
         return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                          f"{plan.pattern} fits; its cells are light, so on the GPU its "
-                         f"diagonals are filled by {TILE}x{TILE} tiles, one launch per "
-                         f"diagonal of tiles instead of one per diagonal of cells")
+                         f"diagonals are filled in one persistent launch (cells in registers "
+                         f"when the reads are the three nearest neighbours at constant "
+                         f"offsets, else {TILE}x{TILE} tiles in shared memory) instead of "
+                         f"one launch per diagonal of cells")
     if plan.pattern is not None:
         return "pattern", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
@@ -195,8 +197,9 @@ def compare(table: np.ndarray, reference: np.ndarray) -> str:
 
 
 def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
-             copy_back: bool) -> tuple[np.ndarray | None, int, float, float, float, float]:
-    """Run one fill; returns (table, steps, compute_s, h2d_s, d2h_s, compile_s)."""
+             copy_back: bool) -> tuple[np.ndarray | None, int, float, float, float, float, str]:
+    """Run one fill; returns (table, steps, compute_s, h2d_s, d2h_s, compile_s, the GPU
+    kernel's description or "")."""
     shape = rec.shape
     if backend == "python":
         if schedule == "pattern":
@@ -211,7 +214,7 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
             order, steps = iter(_sweep_order(plan, shape)), rec.cells
         t = time.perf_counter()
         table = _python_fill(rec, order)
-        return table, steps, time.perf_counter() - t, 0.0, 0.0, 0.0
+        return table, steps, time.perf_counter() - t, 0.0, 0.0, 0.0, ""
     if backend == "cpu":
         layout = "F" if schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns" else "C"
         M = np.zeros(shape, dtype=rec.dtype, order=layout)
@@ -230,7 +233,7 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
             cells = plan.analysis.trace.cells
             steps = rec.cells
             timing = cpu.order_fill(rec, M, cells, np.array([0, len(cells)]), parallel=False)
-        return M, steps, timing.run_s, 0.0, 0.0, timing.compile_s
+        return M, steps, timing.run_s, 0.0, 0.0, timing.compile_s, ""
     from runtime import cuda
 
     if schedule == "pattern":
@@ -249,7 +252,7 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         res = cuda.ready_fill(rec, cells, g.indptr, g.indices, copy_back)
     else:
         raise AssertionError(f"no cuda executor for schedule {schedule!r}")
-    return res.table, res.launches, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s
+    return res.table, res.launches, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
 
 
 def _sweep_order(plan: Plan, shape: tuple[int, ...]) -> Iterator[int]:
@@ -328,13 +331,15 @@ def fill(
     sched, why_schedule = _choose_schedule(schedule, plan, name)
     notes.append(why_schedule)
     try:
-        table, steps, compute, h2d, d2h, jit = _execute(rec, name, sched, plan, copy_back)
+        table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan, copy_back)
     except CompileError as exc:
         if backend != "auto":
             raise
         notes.append(f"auto: falling back to the python backend: {exc}")
         name = "python"
-        table, steps, compute, h2d, d2h, jit = _execute(rec, name, sched, plan, copy_back)
+        table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan, copy_back)
+    if kernel:
+        notes.append(f"kernel: {kernel}")
     verified = compare(table, plan.reference) if verify and table is not None else None
     return FillResult(table, name, sched, plan.pattern if sched in ("pattern", "tiled") else None, steps,
                       compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified)

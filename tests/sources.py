@@ -25,3 +25,35 @@ def cyc(M, i, j):
         return M[1, 2]
     return 0
 """
+
+
+def _signed(name: str, k: int) -> str:
+    return name if k == 0 else f"{name} {'+' if k > 0 else '-'} {abs(k)}"
+
+
+def neighbour_reads(code: str, shape: tuple[int, int], far: bool) -> str:
+    """A recurrence of ``shape`` whose reads are at constant offsets: the nearest
+    neighbours up, left and up-left in ``code``'s NOSE frame, plus (``far``) the cell two
+    rows up and one column left; guarded at the table's edges."""
+    from patterns import DIAGONAL_FLIPS
+
+    rows, cols = DIAGONAL_FLIPS[code]
+    a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
+    n, m = shape
+    far_read = (f"""
+    if 0 <= {_signed('i', 2 * a)} < {n} and 0 <= {_signed('j', b)} < {m}:
+        total += M[{_signed('i', 2 * a)}, {_signed('j', b)}]""" if far else "")
+    return f"""
+W = np.arange(1, {n + m + 2}, dtype=np.int64)
+
+@recurrence(shape={shape}, dtype=np.int64, args=(W,))
+def rec(M, i, j, W):
+    total = W[i] + 2 * W[j]
+    if 0 <= {_signed('i', a)} < {n}:
+        total += M[{_signed('i', a)}, j]
+    if 0 <= {_signed('j', b)} < {m}:
+        total += 3 * M[i, {_signed('j', b)}]
+    if 0 <= {_signed('i', a)} < {n} and 0 <= {_signed('j', b)} < {m}:
+        total += 5 * M[{_signed('i', a)}, {_signed('j', b)}]{far_read}
+    return total % 1000003
+"""

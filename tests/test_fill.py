@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sources import neighbour_reads
 from stencil import make_stencil, pattern_offsets
 
 from depgraph import Family, analyze, load, recurrence
@@ -313,38 +314,51 @@ def test_tiled_fill_without_source_uses_one_launch_per_tile_diagonal(code, monke
     _same(res.table, make_plan(rec).reference)
 
 
-def _signed(name, k):
-    return name if k == 0 else f"{name} {'+' if k > 0 else '-'} {abs(k)}"
-
-
 @pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
 @pytest.mark.parametrize("shape", [(7, 9), (9, 4), (1, 6)])
 def test_score_fill_keeps_only_the_live_diagonals(code, shape, write_rec):
     from patterns import DIAGONAL_FLIPS
     from runtime import cuda
 
-    rows, cols = DIAGONAL_FLIPS[code]
-    a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the NOSE frame
-    n, m = shape
-    path = write_rec(f"""
-        W = np.arange(1, 40, dtype=np.int64)
-
-        @recurrence(shape={shape}, dtype=np.int64, args=(W,))
-        def rec(M, i, j, W):
-            total = W[i] + 2 * W[j]
-            if 0 <= {_signed('i', a)} < {n}:
-                total += M[{_signed('i', a)}, j]
-            if 0 <= {_signed('j', b)} < {m}:
-                total += 3 * M[i, {_signed('j', b)}]
-            if 0 <= {_signed('i', 2 * a)} < {n} and 0 <= {_signed('j', b)} < {m}:
-                total += M[{_signed('i', 2 * a)}, {_signed('j', b)}]
-            return total % 1000003
-    """)
-    rec = load(path)
+    rec = load(write_rec(neighbour_reads(code, shape, far=True)))
     res = cuda.score_fill(rec, BY_CODE[code].index, threads=4)
     assert res.window == 4  # the read two rows and one column back is 3 diagonals back
-    assert res.cell == ((0 if rows else n - 1), (0 if cols else m - 1))
+    rows, cols = DIAGONAL_FLIPS[code]
+    assert res.cell == ((0 if rows else shape[0] - 1), (0 if cols else shape[1] - 1))
     assert res.value == make_plan(rec).reference[res.cell]
+
+
+@pytest.mark.parametrize("code, shape, lane_rows", [
+    ("NOSE", (5, 7), 1), ("SENO", (5, 7), 1), ("SONE", (5, 7), 2), ("NESO", (5, 7), 2),
+    ("NOSE", (37, 35), 1), ("SENO", (70, 9), 2), ("NOSE", (1, 40), 2), ("NOSE", (40, 1), 1)])
+def test_strip_fill_keeps_cells_in_registers(code, shape, lane_rows, write_rec):
+    # several strips of 32 * lane_rows rows, several blocks of 32 columns, thin tables
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, shape, far=False)))
+    res = cuda.strip_fill(rec, BY_CODE[code].index, lane_rows)
+    _same(res.table, make_plan(rec).reference)
+    assert res.kernel.startswith("register strips")
+
+
+def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
+    res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
+    assert res.kernel == "register strips of 64 rows (2 a lane)"
+    _same(res.table, make_plan(rec).reference)
+
+
+def test_farther_reads_leave_the_strips_for_tiles(write_rec):
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads("NOSE", (9, 7), far=True)))
+    with pytest.raises(ValueError, match="nearest"):
+        cuda.strip_fill(rec, BY_CODE["NOSE"].index)
+    res = cuda.tiled_fill(rec, BY_CODE["NOSE"].index, 4)
+    assert res.kernel.startswith("shared-memory tiles")
+    _same(res.table, make_plan(rec).reference)
 
 
 def test_score_fill_needs_reads_at_constant_offsets():

@@ -70,3 +70,32 @@ def test_ready_check_fill_on_the_gpu(path, size):
     rec = load(path, size=size)
     r = fill(rec, backend="cuda", schedule="ready", verify=True)
     assert r.schedule == "ready" and r.verified
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+def test_strips_tiles_and_scores_at_4100(code, write_rec):
+    from sources import neighbour_reads
+
+    for far in (False, True):
+        rec = load(write_rec(neighbour_reads(code, (4100, 4099), far)))
+        plan = make_plan(rec)
+        p = BY_CODE[code]
+        res = cuda.tiled_fill(rec, p.index)
+        assert res.kernel.startswith("shared-memory" if far else "register strips")
+        np.testing.assert_array_equal(res.table, plan.reference)
+        np.testing.assert_array_equal(cuda.wave_fill(rec, p.index, 32).table, plan.reference)
+        score = cuda.score_fill(rec, p.index)
+        assert score.value == plan.reference[score.cell]
+
+
+def test_alignment_cases_at_4100():
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    from wave_cases import CASES
+
+    for name, make in CASES.items():
+        rec = make(4100)
+        plan = make_plan(rec)
+        for R in (1, 2, 4):
+            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R).table, plan.reference, rtol=1e-6)
+        np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
+        assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
