@@ -42,7 +42,8 @@ from runtime.source import (SourceUnavailable, constant_offsets, function_namesp
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "tiled_fill", "strip_fill", "wave_fill", "ScoreFill", "score_fill", "THREADS"]
+           "tiled_fill", "strip_fill", "wave_fill", "cooperative_fill", "ScoreFill", "score_fill",
+           "THREADS"]
 
 THREADS = 256
 
@@ -195,7 +196,7 @@ def read(M, tile, x0, x1, a, b):
     bv = {va} - tile[2]
     if bu >= 0 and bu <= {T} and bv >= 0 and bv <= {T}:
         return tile[0][bu, bv]
-    return LOAD(M, (a, b))
+    return LOAD(M, (int64(a), int64(b)))
 """
 
 
@@ -361,7 +362,72 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
         return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)), THREADS,
                  (dM, t, *dargs)) for t in range(steps)]
 
-    return _run(rec, kern, layout, copy_back, launches)
+    return _run(rec, kern, layout, copy_back, launches, label="a launch per step")
+
+
+_COOP = """
+def coop(M{args}):
+    grid = cuda.cg.this_grid()
+    for t in range({steps}):
+        step(M, t{args})
+        grid.sync()
+"""
+
+_COHERENT_READ = """
+def read(M, ck, a, b):
+    return LOAD(M, (int64(a), int64(b)))
+"""
+
+
+def cooperative_fill(rec: Recurrence, pattern_index: int, layout: str = "C",
+                     copy_back: bool = True, threads: int = THREADS) -> DeviceFill:
+    """Every step of a 2-D pattern in one cooperative launch: the per-step grid-stride
+    loop of :func:`pattern_fill`, then a grid-wide barrier, so no launch per step.  Reads
+    of ``M`` skip L1 (a line cached in an earlier step may hold cells written since);
+    ``SourceUnavailable`` when the cell function's source cannot be rewritten for that.
+    """
+    code = PATTERNS[pattern_index].code
+    if rec.dtype.kind not in "iuf":
+        raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {rec.dtype}")
+
+    def build_cell() -> Any:
+        cuda = _cuda()
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(
+            _COHERENT_READ, "read", {**_coherent(cuda), "int64": np.int64}))
+        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell", cell_args=False)
+        inner = cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
+        tail = arg_tail(len(rec.args))
+        return cuda.jit(device=True)(compile_source(
+            f"def cell(M, i, j{tail}):\n    return inner(M, i, j{tail}, 0)\n", "cell",
+            {"inner": inner}))
+
+    def build_step() -> Any:
+        src = STEP_SOURCE[code]
+        body = _STEP.format(args=arg_tail(len(rec.args)), fix=src.fix, lo=src.lo, hi=src.hi,
+                            i=src.i, j=src.j)
+        cell = CACHE.get(rec.func, ("cuda", "coherent-cell"), build_cell)
+        return _cuda().jit(device=True)(compile_source(body, "step", {"cuda": _cuda(),
+                                                                       "cell": cell}))
+
+    step = CACHE.get(rec.func, ("cuda", "coherent-step", code, len(rec.args)), build_step)
+    n, m = rec.shape
+    steps = PATTERNS[pattern_index].steps((n, m))
+    kern = _kernel(rec, f"coop-{code}", _COOP.format(args=arg_tail(len(rec.args)), steps=steps),
+                   "coop", step=step)
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
+        args = (dM, *dargs)
+        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+            return [(1, threads, args)]  # the simulator's grid barrier spans one block
+        from numba import typeof
+
+        _compile(kern, args)
+        cap = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
+        widest = max(n, m)
+        return [(max(1, min(cap, math.ceil(widest / threads))), threads, args)]
+
+    return _run(rec, kern, layout, copy_back, launches, label="one cooperative launch")
 
 
 def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
@@ -407,7 +473,8 @@ def _tile_cell(rec: Recurrence, code: str, tile: int) -> Any:
         cuda = _cuda()
         src = _TILE_READ.format(T=tile, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", _coherent(cuda)))
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(
+            src, "read", {**_coherent(cuda), "int64": np.int64}))
         body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
         return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
 
@@ -483,6 +550,8 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
     n, m = rec.shape
     nu, nv = math.ceil(n / tile), math.ceil(m / tile)
     try:
+        if rec.dtype.kind not in "iuf":  # L1-skipping loads take integers and floats
+            raise SourceUnavailable(f"{rec.dtype} cells")
         cell = _tile_cell(rec, code, tile)
     except SourceUnavailable:
         return _diagonal_launches(rec, code, tile, copy_back)

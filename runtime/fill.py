@@ -27,6 +27,7 @@ from depgraph.errors import CompileError, NoPatternError, RecurrenceError, Usage
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions, step_line
 from runtime import cpu
 from runtime.plan import Plan, make_plan
+from runtime.source import SourceUnavailable
 
 __all__ = ["FillResult", "fill", "BACKENDS", "SCHEDULES", "resolve_backend", "compare"]
 
@@ -34,12 +35,12 @@ BACKENDS = ("auto", "cpu", "cuda", "python")
 SCHEDULES = ("auto", "pattern", "tiled", "stages", "sequential", "ready")
 #: Tile side of the tiled diagonal fill.
 TILE = 64
-#: ``auto`` tiles a diagonal pattern on the GPU when a cell costs less than this on one
-#: core (the checked sweep's time per cell): light cells make one launch per diagonal
-#: launch-bound, and tiles win (LCS 16384²: 25x); heavy cells keep the launch per
-#: diagonal, whose blocks use every thread (matrix chain 1024, ~400 ns a cell: tiles were
-#: 0.88x).  Judged from 65,536 cells on.  A stopgap until a cost model calibrated on the
-#: machine (issue 6).
+#: On the GPU, cells cheaper than this on one core (the checked sweep's time per cell)
+#: are *light*: one launch per step would be launch-bound, so ``auto`` tiles a diagonal
+#: pattern (LCS 16384²: 25x) and the pattern fill runs every step in one cooperative
+#: launch (knapsack 1000 x 10^6: 3.6x); heavy cells keep one launch per step, whose blocks
+#: use every thread (matrix chain 1024, ~400 ns a cell: tiles 0.88x, cooperative 0.88x).
+#: Judged from 65,536 cells on.  A stopgap until a cost model calibrated on the machine.
 TILE_MAX_CELL_S = 50e-9
 
 
@@ -154,10 +155,7 @@ def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]
                          f"NESO); this recurrence's pattern is {plan.pattern}")
     if schedule != "auto":
         return schedule, f"{schedule} schedule as asked"
-    heavy = (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
-             and plan.cell_s >= TILE_MAX_CELL_S)  # on small tables call overhead dominates
-    light = not heavy
-    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light:
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and _light(plan):
         return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                          f"{plan.pattern} fits; its cells are light, so on the GPU its "
                          f"diagonals are filled in one persistent launch (cells in registers "
@@ -169,6 +167,13 @@ def _choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
+
+
+def _light(plan: Plan) -> bool:
+    """Whether the planning sweep found the cells light (``TILE_MAX_CELL_S``); on small
+    tables call overhead dominates that timing, so they count as light."""
+    return not (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
+                and plan.cell_s >= TILE_MAX_CELL_S)
 
 
 def _mismatch(table: np.ndarray, reference: np.ndarray, bad: np.ndarray) -> RecurrenceError:
@@ -239,7 +244,15 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
     if schedule == "pattern":
         p = BY_CODE[plan.pattern or ""]
         layout = "F" if p.storage == "columns" else "C"
-        res = cuda.pattern_fill(rec, p.index, p.steps((shape[0], shape[1])), layout, copy_back)
+        res = None
+        if _light(plan):  # light cells: launches would dominate (knapsack 10^6 rows: 3.6x)
+            try:
+                res = cuda.cooperative_fill(rec, p.index, layout, copy_back)
+            except SourceUnavailable:
+                pass
+        if res is None:
+            res = cuda.pattern_fill(rec, p.index, p.steps((shape[0], shape[1])), layout,
+                                    copy_back)
     elif schedule == "tiled":
         res = cuda.tiled_fill(rec, BY_CODE[plan.pattern or ""].index, TILE, copy_back)
     elif schedule == "stages":
@@ -252,7 +265,8 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         res = cuda.ready_fill(rec, cells, g.indptr, g.indices, copy_back)
     else:
         raise AssertionError(f"no cuda executor for schedule {schedule!r}")
-    return res.table, res.launches, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
+    steps = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
+    return res.table, steps, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
 
 
 def _sweep_order(plan: Plan, shape: tuple[int, ...]) -> Iterator[int]:

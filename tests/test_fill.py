@@ -379,3 +379,23 @@ def load_lcs():
     import lcs
 
     return lcs.make_lcs(b"AGCGTAG", b"GTCAGA")
+
+
+@pytest.mark.parametrize("code", CANONICAL)
+def test_cooperative_fill_every_pattern(code):
+    from runtime import cuda
+
+    rng = np.random.default_rng(CANONICAL.index(code))
+    rec = make_stencil(pattern_offsets(rng, code, reach=3, count=3), (7, 5), 4, np.float64)
+    plan = make_plan(rec)
+    p = BY_CODE[code]
+    res = cuda.cooperative_fill(rec, p.index, "F" if p.storage == "columns" else "C", threads=8)
+    assert res.launches == 1 and res.kernel == "one cooperative launch"
+    _same(res.table, plan.reference)
+
+
+def test_light_rows_run_in_one_cooperative_launch_on_cuda():
+    import binomial
+
+    r = fill(binomial.make_binomial(20), backend="cuda", verify=True)
+    assert r.schedule == "pattern" and r.verified and "kernel: one cooperative launch" in r.notes

@@ -52,6 +52,8 @@ def test_random_stencil_every_pattern_at_4096(code):
         layout = "F" if p.storage == "columns" else "C"
         out = cuda.pattern_fill(rec, p.index, p.steps(rec.shape), layout).table
         np.testing.assert_array_equal(out, plan.reference)
+        np.testing.assert_array_equal(cuda.cooperative_fill(rec, p.index, layout).table,
+                                      plan.reference)
         if c in ("NOSE", "SENO", "SONE", "NESO"):
             for tile in (32, 64, 100):
                 np.testing.assert_array_equal(cuda.tiled_fill(rec, p.index, tile).table,
