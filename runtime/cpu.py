@@ -225,24 +225,19 @@ def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
     function that allocates arrays needs it and gets it."""
     numba = _numba()
     sig = tuple(numba.typeof(a) for a in args)
-    try:
-        kernel = make(False)
-        kernel.compile(sig)
-        return kernel
-    except numba.core.errors.NumbaError:
-        pass
-    try:
-        kernel = make(True)
-        kernel.compile(sig)
-        return kernel
-    except numba.core.errors.NumbaError as exc:
-        first = str(exc).strip().splitlines()
-        detail = " ".join(line.strip() for line in first[:6])
-        raise CompileError(
-            f"numba could not compile the cell function: {detail} ... "
-            "Use plain Python that numba supports in the cell function, or run with "
-            "--backend python."
-        ) from None
+    for nrt in (False, True):
+        kernel = make(nrt)
+        try:
+            kernel.compile(sig)
+            return kernel
+        except numba.core.errors.NumbaError as exc:
+            error = exc
+    detail = " ".join(line.strip() for line in str(error).strip().splitlines()[:6])
+    raise CompileError(
+        f"numba could not compile the cell function: {detail} ... "
+        "Use plain Python that numba supports in the cell function, or run with "
+        "--backend python."
+    ) from None
 
 
 def _call(make: Callable[[bool], Any], *args: Any) -> Timing:

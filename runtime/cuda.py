@@ -56,6 +56,10 @@ def _cuda() -> Any:
     return cuda
 
 
+def _simulated() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
 def status() -> tuple[bool, str]:
     """Whether a CUDA device is usable here, and a sentence saying why (not)."""
     try:
@@ -63,7 +67,7 @@ def status() -> tuple[bool, str]:
     except ImportError as exc:
         return False, (f"numba-cuda is not installed ({exc}); install it with "
                        "pip install 'depgraph[cuda]'")
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    if _simulated():
         return True, "numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): logic only, not speed"
     try:
         if not cuda.is_available():
@@ -242,24 +246,29 @@ def ready(M, order, indptr, indices, done, ticket{args}):
 """
 
 
-def _atomic_read(ndim: int) -> Any:
-    """A device read of ``M`` that bypasses the L1 cache (an atomic add of 0), so a value
-    another block just wrote is seen, never a stale cached line."""
-    cuda = _cuda()
-    names = ", ".join(f"a{k}" for k in range(ndim))
-    src = f"def read(M, ck, {names}):\n    return cuda.atomic.add(M, ({names},), 0)\n"
-    return cuda.jit(device=True)(compile_source(src, "read", {"cuda": cuda}))
+def _rewritten_cell(rec: Recurrence, key: tuple[Any, ...], read: str,
+                    names: dict[str, Any], cell_args: bool = True) -> Any:
+    """The cell function as a device function whose reads of ``M`` call the device
+    function ``read`` (source, compiled with ``names``), cached under ``key``; see
+    :func:`runtime.source.rewrite_reads` for its arguments.  ``SourceUnavailable`` when
+    the cell function's source cannot be rewritten."""
 
-
-def _ready_cell(rec: Recurrence) -> Any:
     def build() -> Any:
         cuda = _cuda()
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = _atomic_read(rec.ndim)
-        src = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=False)
-        return cuda.jit(device=True)(compile_source(src, "_dg_cell", ns))
+        ns["_dg_read"] = cuda.jit(device=True)(compile_source(read, "read", names))
+        body = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=cell_args)
+        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
 
-    return CACHE.get(rec.func, ("cuda", "ready-cell"), build)
+    return CACHE.get(rec.func, ("cuda", *key), build)
+
+
+def _ready_cell(rec: Recurrence) -> Any:
+    """The cell function reading ``M`` by an atomic add of 0, which bypasses the L1 cache,
+    so a value another block just wrote is seen, never a stale cached line."""
+    names = ", ".join(f"a{k}" for k in range(rec.ndim))
+    read = f"def read(M, ck, {names}):\n    return cuda.atomic.add(M, ({names},), 0)\n"
+    return _rewritten_cell(rec, ("ready-cell",), read, {"cuda": _cuda()}, cell_args=False)
 
 
 def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any = None,
@@ -301,22 +310,21 @@ def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> No
         raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
 
 
-def _compile(kernel: Any, args: tuple[Any, ...]) -> float:
-    """Compile ``kernel`` for these argument types before timing; returns seconds."""
-    t = time.perf_counter()
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
-        from numba import typeof
-        from numba.core.errors import NumbaError
+def _compile(kernel: Any, args: tuple[Any, ...]) -> None:
+    """Compile ``kernel`` for these argument types (before timing a launch)."""
+    if _simulated():
+        return
+    from numba import typeof
+    from numba.core.errors import NumbaError
 
-        try:
-            kernel.compile(tuple(typeof(a) for a in args))
-        except NumbaError as exc:
-            lines = " ".join(x.strip() for x in str(exc).strip().splitlines()[:6])
-            raise CompileError(
-                f"numba.cuda could not compile the cell function as a device function: {lines} "
-                "... Run with --backend cpu or --backend python."
-            ) from None
-    return time.perf_counter() - t
+    try:
+        kernel.compile(tuple(typeof(a) for a in args))
+    except NumbaError as exc:
+        lines = " ".join(x.strip() for x in str(exc).strip().splitlines()[:6])
+        raise CompileError(
+            f"numba.cuda could not compile the cell function as a device function: {lines} "
+            "... Run with --backend cpu or --backend python."
+        ) from None
 
 
 #: ``(blocks, threads per block, kernel args)`` of each launch.
@@ -325,19 +333,24 @@ Launches = list[tuple[int, int, tuple[Any, ...]]]
 
 def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
          launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
-         schedule: tuple[np.ndarray, ...] = (), label: str = "") -> DeviceFill:
+         schedule: tuple[np.ndarray, ...] = (), label: str = "",
+         shape: tuple[int, ...] | None = None) -> DeviceFill:
     """Copy args (and schedule arrays) in, compile, run every launch,
-    copy the table back if asked; each phase timed apart."""
+    copy the table back if asked; each phase timed apart.  The table on the device has
+    the recurrence's shape, or ``shape`` (a score fill's window of diagonals); building
+    the launch list, which may compile the kernel to size a cooperative grid, is timed
+    with the compilation."""
     cuda = require()
     t0 = time.perf_counter()
     dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                   for a in rec.args)
     dsched = tuple(cuda.to_device(np.ascontiguousarray(a)) for a in schedule)
-    dM = cuda.device_array(rec.shape, dtype=rec.dtype, order=layout)
+    dM = cuda.device_array(rec.shape if shape is None else shape, dtype=rec.dtype, order=layout)
     cuda.synchronize()
     t1 = time.perf_counter()
     todo = launches(cuda, dM, dargs, dsched)
-    compile_s = _compile(kernel, todo[0][2]) if todo else 0.0
+    if todo:
+        _compile(kernel, todo[0][2])
     t2 = time.perf_counter()
     for blocks, threads, args in todo:
         _launch(kernel, blocks, threads, args)
@@ -345,7 +358,7 @@ def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     t3 = time.perf_counter()
     table = dM.copy_to_host() if copy_back else None
     t4 = time.perf_counter()
-    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), compile_s, label)
+    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), t2 - t1, label)
 
 
 def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = "C",
@@ -390,25 +403,17 @@ def cooperative_fill(rec: Recurrence, pattern_index: int, layout: str = "C",
     if rec.dtype.kind not in "iuf":
         raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {rec.dtype}")
 
-    def build_cell() -> Any:
+    def build_step() -> Any:
         cuda = _cuda()
-        ns = function_namespace(rec.func)
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(
-            _COHERENT_READ, "read", {**_coherent(cuda), "int64": np.int64}))
-        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell", cell_args=False)
-        inner = cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
+        inner = _rewritten_cell(rec, ("coherent-cell",), _COHERENT_READ,
+                                {**_coherent(cuda), "int64": np.int64}, cell_args=False)
         tail = arg_tail(len(rec.args))
-        return cuda.jit(device=True)(compile_source(
+        cell = cuda.jit(device=True)(compile_source(
             f"def cell(M, i, j{tail}):\n    return inner(M, i, j{tail}, 0)\n", "cell",
             {"inner": inner}))
-
-    def build_step() -> Any:
         src = STEP_SOURCE[code]
-        body = _STEP.format(args=arg_tail(len(rec.args)), fix=src.fix, lo=src.lo, hi=src.hi,
-                            i=src.i, j=src.j)
-        cell = CACHE.get(rec.func, ("cuda", "coherent-cell"), build_cell)
-        return _cuda().jit(device=True)(compile_source(body, "step", {"cuda": _cuda(),
-                                                                       "cell": cell}))
+        body = _STEP.format(args=tail, fix=src.fix, lo=src.lo, hi=src.hi, i=src.i, j=src.j)
+        return cuda.jit(device=True)(compile_source(body, "step", {"cuda": cuda, "cell": cell}))
 
     step = CACHE.get(rec.func, ("cuda", "coherent-step", code, len(rec.args)), build_step)
     n, m = rec.shape
@@ -418,16 +423,22 @@ def cooperative_fill(rec: Recurrence, pattern_index: int, layout: str = "C",
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
         args = (dM, *dargs)
-        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-            return [(1, threads, args)]  # the simulator's grid barrier spans one block
-        from numba import typeof
-
-        _compile(kern, args)
-        cap = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
-        widest = max(n, m)
-        return [(max(1, min(cap, math.ceil(widest / threads))), threads, args)]
+        return [(_cooperative_blocks(kern, args, threads, max(n, m)), threads, args)]
 
     return _run(rec, kern, layout, copy_back, launches, label="one cooperative launch")
+
+
+def _cooperative_blocks(kern: Any, args: tuple[Any, ...], threads: int, cells: int) -> int:
+    """Blocks of a cooperative launch of ``kern``: enough for ``cells`` threads, no more
+    than can be resident at once (the grid barrier needs every block running).  Compiles
+    ``kern`` for ``args`` to ask."""
+    if _simulated():
+        return 1  # the simulator's grid barrier spans one block
+    from numba import typeof
+
+    _compile(kern, args)
+    cap = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
+    return max(1, min(cap, math.ceil(cells / threads)))
 
 
 def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
@@ -457,7 +468,7 @@ def _coherent(cuda: Any) -> dict[str, Any]:
     and a line cached before a neighbour tile was written would be stale), and ``NAP``,
     the nanoseconds to pause between polls of a flag, so spinning blocks leave the memory
     system to the working ones.  The simulator has neither and needs neither."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    if _simulated():
         return {"cuda": cuda, "LOAD": lambda a, i: a[i]}
     return {"cuda": cuda, "LOAD": cuda.ldcg, "NAP": np.uint32(200)}
 
@@ -468,17 +479,9 @@ def _tile_cell(rec: Recurrence, code: str, tile: int) -> Any:
     last argument is ``(buffer, first row, first column)`` of the buffer in the pattern's
     NOSE frame.  ``SourceUnavailable`` when its source cannot be rewritten."""
     rows, cols = DIAGONAL_FLIPS[code]
-
-    def build() -> Any:
-        cuda = _cuda()
-        src = _TILE_READ.format(T=tile, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
-        ns = function_namespace(rec.func)
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(
-            src, "read", {**_coherent(cuda), "int64": np.int64}))
-        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
-        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
-
-    return CACHE.get(rec.func, ("cuda", "tile-cell", code, tile), build)
+    read = _TILE_READ.format(T=tile, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
+    return _rewritten_cell(rec, ("tile-cell", code, tile), read,
+                           {**_coherent(_cuda()), "int64": np.int64})
 
 
 def _tile_order(nu: int, nv: int) -> np.ndarray:
@@ -517,9 +520,13 @@ def _frame_offsets(rec: Recurrence, code: str) -> set[tuple[int, int]]:
             for di, dj in constant_offsets(rec.func, 2)}
 
 
+#: The reads :func:`strip_fill` serves: left, up and up-left in the NOSE frame.
+_NEAREST = frozenset({(0, -1), (-1, 0), (-1, -1)})
+
+
 def _nearest_only(rec: Recurrence, code: str) -> bool:
     try:
-        return _frame_offsets(rec, code) <= {(0, -1), (-1, 0), (-1, -1)}
+        return _frame_offsets(rec, code) <= _NEAREST
     except SourceUnavailable:
         return False
 
@@ -557,7 +564,7 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
         return _diagonal_launches(rec, code, tile, copy_back)
     flip = {"I0": _flip("u0 - 1", "n", rows), "J0": _flip("v0 - 1", "m", cols),
             "Iu": _flip("u", "n", rows), "Jv": _flip("v", "m", cols)}
-    nap = "pass" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" else "cuda.nanosleep(NAP)"
+    nap = "pass" if _simulated() else "cuda.nanosleep(NAP)"
     src = _WAVE.format(T=int(tile), args=arg_tail(len(rec.args)), nap=nap, **flip)
     kern = _kernel(rec, f"wave-{code}-{tile}", src, "wave", cell,
                    DT=np.dtype(rec.dtype).type, int64=np.int64, **_coherent(_cuda()))
@@ -655,21 +662,14 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = 2,
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the strip fill is for the diagonal patterns, not {code}")
     rows, cols = DIAGONAL_FLIPS[code]
-    if not _frame_offsets(rec, code) <= {(0, -1), (-1, 0), (-1, -1)}:
+    if not _frame_offsets(rec, code) <= _NEAREST:
         raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
-    sim = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+    sim = _simulated()
     R = int(rows_per_lane)
 
-    def build_cell() -> Any:
-        cuda = _cuda()
-        src = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
-                               dv="(x1 - b)" if cols else "(b - x1)")
-        ns = function_namespace(rec.func)
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", {}))
-        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
-        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
-
-    cell = CACHE.get(rec.func, ("cuda", "reg-cell", code), build_cell)
+    read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
+                            dv="(x1 - b)" if cols else "(b - x1)")
+    cell = _rewritten_cell(rec, ("reg-cell", code), read, {})
     src = _strip_source(rows, cols, R, len(rec.args), sim)
     kern = _kernel(rec, f"strips-{code}-{R}-{sim}", src, "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
@@ -739,42 +739,21 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
     window = 1 + max((-(du + dv) for du, dv in frame), default=0)
     n, m = rec.shape
     flip = {"Iu": _flip("u", "n", rows), "Jv": _flip("v", "m", cols)}
-
-    def build_cell() -> Any:
-        cuda = _cuda()
-        src = _WINDOW_READ.format(W=window, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
-        ns = function_namespace(rec.func)
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(src, "read", {}))
-        body = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
-        return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
-
-    cell = CACHE.get(rec.func, ("cuda", "window-cell", code, window), build_cell)
+    read = _WINDOW_READ.format(W=window, ua=_flip("a", "n", rows), va=_flip("b", "m", cols))
+    cell = _rewritten_cell(rec, ("window-cell", code, window), read, {})
     kern = _kernel(rec, f"score-{code}-{window}", _SCORE.format(
         W=window, args=arg_tail(len(rec.args)), **flip), "score", cell)
-    cuda = require()
-    t0 = time.perf_counter()
-    dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
-                  for a in rec.args)
-    D = cuda.device_array((window, n), dtype=rec.dtype)
-    cuda.synchronize()
-    t1 = time.perf_counter()
-    args = (D, n, m, *dargs)
-    compile_s = _compile(kern, args)
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        blocks = 1  # the simulator's grid barrier spans one block
-    else:
-        from numba import typeof
 
-        blocks = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
-        blocks = max(1, min(blocks, math.ceil(n / threads)))
-    t2 = time.perf_counter()
-    _launch(kern, blocks, threads, args)
-    cuda.synchronize()
-    t3 = time.perf_counter()
-    last = (n + m - 2) % window
-    value = D[last, n - 1:n].copy_to_host()[0]
+    def launches(cuda: Any, D: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
+        args = (D, n, m, *dargs)
+        return [(_cooperative_blocks(kern, args, threads, n), threads, args)]
+
+    res = _run(rec, kern, "C", True, launches, label="one cooperative launch",
+               shape=(window, n))
+    assert res.table is not None
+    value = res.table[(n + m - 2) % window, n - 1]
     cell_ij = (0 if rows else n - 1, 0 if cols else m - 1)
-    return ScoreFill(value, cell_ij, window, t1 - t0, t3 - t2, compile_s)
+    return ScoreFill(value, cell_ij, window, res.h2d_s, res.compute_s, res.compile_s)
 
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).
