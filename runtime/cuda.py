@@ -12,10 +12,16 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
 - The layout follows the pattern's storage: column patterns use a column-major table so
   one step's cells are contiguous; rows and diagonals are row-major.
 - Diagonal patterns also fill in one persistent launch (``tiled_fill``): register strips
-  when the reads are the three nearest neighbours at constant offsets (``strip_fill``),
-  shared-memory tiles otherwise (``wave_fill``); blocks and warps take work from an atomic
-  ticket in a topological order and wait on flags, so they cannot deadlock.  Reads of
-  cells other blocks wrote skip L1 (``ld.global.cg``).
+  when the reads are the three nearest neighbours at constant offsets (``strip_fill``;
+  strips hand their last row down as self-validating words, no fences), shared-memory
+  tiles otherwise (``wave_fill``); blocks and warps take work from an atomic ticket in a
+  topological order and wait on flags or words, so they cannot deadlock.  Reads of cells
+  other blocks wrote skip L1 (``ld.global.cg``).
+- Any pattern also fills in one launch: ``cooperative_fill`` (a grid barrier between
+  steps), and for row and column patterns whose reads fit a diagonal pattern too,
+  ``line_fill`` (tiles of rows or columns chained by flags, no barrier) and strips in
+  that diagonal's frame; :mod:`runtime.costmodel` picks among them with latencies
+  measured on the machine (``launch_latency``, ``barrier_latency``).
 - ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted.
 
 Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,10 +49,16 @@ from runtime.source import (SourceUnavailable, constant_offsets, function_namesp
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "tiled_fill", "strip_fill", "wave_fill", "cooperative_fill", "ScoreFill", "score_fill",
+           "tiled_fill", "strip_fill", "wave_fill", "line_fill", "launch_latency",
+           "barrier_latency", "multiprocessors", "serves_strips", "cooperative_fill",
+           "ScoreFill", "score_fill",
            "THREADS"]
 
 THREADS = 256
+
+#: Register strips: rows and columns of a lane's block of cells, and blocks of the row
+#: above a strip fetched at a time (a power of 2).
+STRIP_ROWS, STRIP_COLS, STRIP_BATCH = 8, 1, 4
 
 
 def _cuda() -> Any:
@@ -137,16 +150,9 @@ def tiles(M, td{args}):
         cuda.syncthreads()
 """
 
-_WAVE = """
-def wave(M, order, flags, ticket{args}):
-    n = M.shape[0]
-    m = M.shape[1]
-    nv = (m + {T} - 1) // {T}
-    total = order.shape[0]
-    S = cuda.shared.array(({T} + 1, {T} + 2), DT)
-    K = cuda.shared.array(1, int64)
-    r = cuda.threadIdx.x
-    while True:
+#: The persistent tile loop's head (take the next tile from the ticket, wait for the
+#: tiles above and to the left) and tail (publish the tile), shared by the tile kernels.
+_TAKE_TILE = """    while True:
         if r == 0:
             K[0] = cuda.atomic.add(ticket, 0, 1)
         cuda.syncthreads()
@@ -164,7 +170,23 @@ def wave(M, order, flags, ticket{args}):
                 while cuda.atomic.add(flags, tile - 1, 0) == 0:
                     {nap}
         cuda.syncthreads()
-        u0 = tu * {T}
+"""
+_DONE_TILE = """        cuda.threadfence()
+        cuda.syncthreads()
+        if r == 0:
+            cuda.atomic.exch(flags, tile, 1)
+"""
+
+_WAVE = """
+def wave(M, order, flags, ticket{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    nv = (m + {T} - 1) // {T}
+    total = order.shape[0]
+    S = cuda.shared.array(({T} + 1, {T} + 2), DT)
+    K = cuda.shared.array(1, int64)
+    r = cuda.threadIdx.x
+""" + _TAKE_TILE + """        u0 = tu * {T}
         v0 = tv * {T}
         u = u0 + r
         v = v0 + r
@@ -186,11 +208,7 @@ def wave(M, order, flags, ticket{args}):
             for q in range(min({T}, n - u0)):
                 u = u0 + q
                 M[{Iu}, {Jv}] = S[q + 1, r + 1]
-        cuda.threadfence()
-        cuda.syncthreads()
-        if r == 0:
-            cuda.atomic.exch(flags, tile, 1)
-"""
+""" + _DONE_TILE
 
 _TILE_READ = """
 def read(M, tile, x0, x1, a, b):
@@ -294,6 +312,11 @@ class DeviceFill:
     kernel: str = ""
 
 
+def multiprocessors() -> int:
+    """The current device's multiprocessor count (1 under the simulator)."""
+    return 1 if _simulated() else _sms(require())
+
+
 def _sms(cuda: Any) -> int:
     return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1) or 1)
 
@@ -379,9 +402,9 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
 
 
 _COOP = """
-def coop(M{args}):
+def coop(M, steps{args}):
     grid = cuda.cg.this_grid()
-    for t in range({steps}):
+    for t in range(steps):
         step(M, t{args})
         grid.sync()
 """
@@ -392,38 +415,79 @@ def read(M, ck, a, b):
 """
 
 
-def cooperative_fill(rec: Recurrence, pattern_index: int, layout: str = "C",
-                     copy_back: bool = True, threads: int = THREADS) -> DeviceFill:
-    """Every step of a 2-D pattern in one cooperative launch: the per-step grid-stride
-    loop of :func:`pattern_fill`, then a grid-wide barrier, so no launch per step.  Reads
-    of ``M`` skip L1 (a line cached in an earlier step may hold cells written since);
-    ``SourceUnavailable`` when the cell function's source cannot be rewritten for that.
-    """
-    code = PATTERNS[pattern_index].code
+def _coherent_cell(rec: Recurrence) -> Any:
+    """The cell function as a device function ``cell(M, i, j, *args)`` whose reads of
+    ``M`` skip L1 (for kernels that read cells other blocks wrote in the same launch);
+    ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
+    integers or floats."""
     if rec.dtype.kind not in "iuf":
         raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {rec.dtype}")
 
-    def build_step() -> Any:
+    def build() -> Any:
         cuda = _cuda()
         inner = _rewritten_cell(rec, ("coherent-cell",), _COHERENT_READ,
                                 {**_coherent(cuda), "int64": np.int64}, cell_args=False)
         tail = arg_tail(len(rec.args))
-        cell = cuda.jit(device=True)(compile_source(
+        return cuda.jit(device=True)(compile_source(
             f"def cell(M, i, j{tail}):\n    return inner(M, i, j{tail}, 0)\n", "cell",
             {"inner": inner}))
-        src = STEP_SOURCE[code]
-        body = _STEP.format(args=tail, fix=src.fix, lo=src.lo, hi=src.hi, i=src.i, j=src.j)
-        return cuda.jit(device=True)(compile_source(body, "step", {"cuda": cuda, "cell": cell}))
 
-    step = CACHE.get(rec.func, ("cuda", "coherent-step", code, len(rec.args)), build_step)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped"), build)
+
+
+def _unrolled_step(code: str, unroll: int, nargs: int) -> str:
+    """Source of one step of pattern ``code`` as a grid-stride loop that computes
+    ``unroll`` cells a thread before storing any, so their reads overlap (the cells of a
+    step are independent); the remainder one at a time.
+
+    Examples
+    --------
+    >>> print(_unrolled_step("RUD", 2, 0).splitlines()[8])
+            i0 = r
+    """
+    src = STEP_SOURCE[code]
+    at = lambda e, u: re.sub(r"\bq\b", f"(q + {u} * stride)", e)  # noqa: E731
+    L = [f"def step(M, t{arg_tail(nargs)}):", "    n = M.shape[0]", "    m = M.shape[1]",
+         f"    {src.fix}", f"    q = {src.lo} + cuda.grid(1)", f"    hi = {src.hi}",
+         "    stride = cuda.gridsize(1)", f"    while q + {unroll - 1} * stride < hi:"]
+    for u in range(unroll):
+        L += [f"        i{u} = {at(src.i, u)}", f"        j{u} = {at(src.j, u)}",
+              f"        x{u} = cell(M, i{u}, j{u}{arg_tail(nargs)})"]
+    L += [f"        M[i{u}, j{u}] = x{u}" for u in range(unroll)]
+    L += [f"        q += {unroll} * stride", "    while q < hi:", f"        i = {src.i}",
+          f"        j = {src.j}", f"        M[i, j] = cell(M, i, j{arg_tail(nargs)})",
+          "        q += stride"]
+    return "\n".join(L) + "\n"
+
+
+def cooperative_fill(rec: Recurrence, pattern_index: int, layout: str = "C",
+                     copy_back: bool = True, threads: int = THREADS,
+                     blocks: int | None = None, unroll: int = 1) -> DeviceFill:
+    """Every step of a 2-D pattern in one cooperative launch: a grid-stride loop over the
+    step's cells (``unroll`` cells a thread computed before any is stored), then a
+    grid-wide barrier, so no launch per step.  ``blocks`` of ``threads`` (default: as many
+    as can be resident, up to one thread a cell of the longest step).  Reads of ``M`` skip
+    L1 (a line cached in an earlier step may hold cells written since);
+    ``SourceUnavailable`` when the cell function's source cannot be rewritten for that.
+    """
+    code = PATTERNS[pattern_index].code
+    _coherent_cell(rec)  # SourceUnavailable before anything is built
+
+    def build_step() -> Any:
+        body = _unrolled_step(code, unroll, len(rec.args))
+        return _cuda().jit(device=True)(compile_source(
+            body, "step", {"cuda": _cuda(), "cell": _coherent_cell(rec)}))
+
+    step = CACHE.get(rec.func, ("cuda", "coherent-step", code, len(rec.args), unroll), build_step)
     n, m = rec.shape
     steps = PATTERNS[pattern_index].steps((n, m))
-    kern = _kernel(rec, f"coop-{code}", _COOP.format(args=arg_tail(len(rec.args)), steps=steps),
-                   "coop", step=step)
+    kern = _kernel(rec, f"coop-{code}-{unroll}",
+                   _COOP.format(args=arg_tail(len(rec.args))), "coop", step=step)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
-        args = (dM, *dargs)
-        return [(_cooperative_blocks(kern, args, threads, max(n, m)), threads, args)]
+        args = (dM, steps, *dargs)
+        most = _cooperative_blocks(kern, args, threads, max(n, m))
+        return [(most if blocks is None else min(blocks, most), threads, args)]
 
     return _run(rec, kern, layout, copy_back, launches, label="one cooperative launch")
 
@@ -498,7 +562,7 @@ def _tile_order(nu: int, nv: int) -> np.ndarray:
 
 
 def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
-               copy_back: bool = True, rows_per_lane: int = 2) -> DeviceFill:
+               copy_back: bool = True, rows_per_lane: int = STRIP_ROWS) -> DeviceFill:
     """A diagonal pattern filled in one launch by the fastest kernel that fits it:
     :func:`strip_fill` (cells in registers) when the reads are the three nearest
     neighbours at constant offsets, else :func:`wave_fill` (``tile x tile`` tiles in
@@ -507,7 +571,7 @@ def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
-    if _nearest_only(rec, code):
+    if serves_strips(rec, code):
         return strip_fill(rec, pattern_index, rows_per_lane, copy_back)
     return wave_fill(rec, pattern_index, tile, copy_back)
 
@@ -524,7 +588,15 @@ def _frame_offsets(rec: Recurrence, code: str) -> set[tuple[int, int]]:
 _NEAREST = frozenset({(0, -1), (-1, 0), (-1, -1)})
 
 
-def _nearest_only(rec: Recurrence, code: str) -> bool:
+def serves_strips(rec: Recurrence, code: str) -> bool:
+    """Whether :func:`strip_fill` can fill ``rec`` in diagonal pattern ``code``'s frame:
+    its reads are the three nearest neighbours there, at constant offsets, and its cells
+    are numbers of at most 8 bytes."""
+    dt = rec.dtype
+    if dt.kind not in "biuf" or dt.itemsize > 8 or (dt.kind == "f" and dt.itemsize < 4):
+        return False
+    if rec.ndim != 2:
+        return False
     try:
         return _frame_offsets(rec, code) <= _NEAREST
     except SourceUnavailable:
@@ -578,6 +650,82 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
                 label=f"shared-memory tiles {tile}x{tile}")
 
 
+_LINES = """
+def lines(M, order, flags, ticket{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    nv = (m + {TV} - 1) // {TV}
+    total = order.shape[0]
+    K = cuda.shared.array(1, int64)
+    r = cuda.threadIdx.x
+    T = cuda.blockDim.x
+""" + _TAKE_TILE + """        u0 = tu * {TU}
+        v0 = tv * {TV}
+        for step in range({A}):
+            {a} = {a}0 + step
+            if {a} < {na}:
+                hi = min({nb}, {b}0 + {TB})
+                {b} = {b}0 + r
+                while {b} + {last} * T < hi:
+{unrolled}
+                    {b} += {U} * T
+                while {b} < hi:
+                    M[{Iu}, {Jv}] = cell(M, {Iu}, {Jv}{args})
+                    {b} += T
+            cuda.syncthreads()
+""" + _DONE_TILE
+
+
+def line_fill(rec: Recurrence, pattern_index: int, frame: str, lines: int = 1,
+              width: int = 2048, threads: int = THREADS, unroll: int = 8,
+              copy_back: bool = True) -> DeviceFill:
+    """A row or column pattern filled in one persistent launch by tiles of ``lines``
+    steps (rows or columns) of ``width`` cells, when the recurrence also fits the
+    diagonal pattern ``frame``: its reads then go up and/or left in ``frame``'s NOSE frame
+    (:data:`patterns.DIAGONAL_FLIPS`), never along a step, so a tile needs only the tiles
+    above and to its left.  Blocks take tiles in tile anti-diagonal order from an atomic
+    ticket and wait on per-tile flags (deadlock-free as in :func:`wave_fill`); in a tile,
+    each step's cells are spread over the block's threads (``unroll`` a thread computed
+    before any is stored), a barrier between steps.  Cells stay in global memory, read
+    past L1.  No grid-wide barrier: rows of different tiles overlap.
+
+    ``SourceUnavailable`` when the cell function's source cannot be rewritten;
+    ``ValueError`` for a pattern that is not a row or column pattern.
+    """
+    code = PATTERNS[pattern_index].code
+    if code in DIAGONAL_FLIPS:
+        raise ValueError(f"the line fill is for the row and column patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[frame]
+    cell = _coherent_cell(rec)
+    along = "u" if code in ("RUD", "RDU") else "v"  # the axis the steps advance along
+    TU, TV = (lines, width) if along == "u" else (width, lines)
+    a, b = ("u", "v") if along == "u" else ("v", "u")
+    Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
+    tail = arg_tail(len(rec.args))
+    at = [(re.sub(rf"\b{b}\b", f"({b} + {k} * T)", Iu), re.sub(rf"\b{b}\b", f"({b} + {k} * T)", Jv))
+          for k in range(unroll)]
+    body = ([f"                    x{k} = cell(M, {i}, {j}{tail})" for k, (i, j) in enumerate(at)]
+            + [f"                    M[{i}, {j}] = x{k}" for k, (i, j) in enumerate(at)])
+    src = _LINES.format(
+        args=tail, TU=TU, TV=TV, A=lines, a=a, b=b, na="n" if a == "u" else "m",
+        nb="m" if b == "v" else "n", TB=width, last=unroll - 1, U=unroll,
+        unrolled="\n".join(body), Iu=Iu, Jv=Jv,
+        nap="pass" if _simulated() else "cuda.nanosleep(NAP)")
+    kern = _kernel(rec, f"lines-{code}-{frame}-{lines}-{width}-{unroll}", src, "lines", cell,
+                   int64=np.int64, **_coherent(_cuda()))
+    n, m = rec.shape
+    nu, nv = math.ceil(n / TU), math.ceil(m / TV)
+    sched = (_tile_order(nu, nv), np.zeros(nu * nv, np.int32), np.zeros(1, np.int64))
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        blocks = min(nu * nv, _sms(cuda) * max(1, 2048 // threads))
+        return [(blocks, threads, (dM, *dsched, *dargs))]
+
+    return _run(rec, kern, "C" if along == "u" else "F", copy_back, launches, sched,
+                label=f"tiles of {lines} {'row' if along == 'u' else 'column'}"
+                      f"{'s' if lines > 1 else ''} x {width} cells")
+
+
 _REG_READ = """
 def read(M, regs, x0, x1, a, b):
     if {du} == 0:
@@ -588,75 +736,177 @@ def read(M, regs, x0, x1, a, b):
 """
 
 
-def _strip_source(rows: bool, cols: bool, R: int, nargs: int, sim: bool) -> str:
-    """Source of the strip kernel (see :func:`strip_fill`), ``R`` rows per lane unrolled.
-    Under the simulator (one warp per block, threads not in lockstep) the warp exchanges
-    go through shared memory with block barriers instead of shuffles."""
+def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool) -> str:
+    """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
+    cells unrolled, computed into registers before any is stored; ``W`` words a boundary
+    value.  Under the simulator (threads not in lockstep) the warp exchanges go through
+    shared memory with block barriers instead of shuffles."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
+    B = STRIP_BATCH
+    words = B * C * W  # words of one batch of the row above
+    nb = math.ceil(words / 32)
+    sync = "cuda.syncthreads()" if sim else "cuda.syncwarp(FULL)"
+    nap = "pass" if sim else "cuda.nanosleep(NAP)"
+    L: list[str] = []
+
+    def put(depth: int, *lines: str) -> None:
+        L.extend("    " * depth + x for x in lines)
+
+    def fetch(depth: int, first: str) -> None:  # issue the loads of a batch's words
+        for t in range(nb):
+            put(depth, f"f = lane + {32 * t}", f"col = {first} + (f >> {W - 1})",
+                f"if f < {words} and col < m:",
+                f"    p{t} = LOAD(BND, ((k - 1) * m + col) * {W} + (f & {W - 1}))")
+
+    def block(depth: int, guard: bool) -> None:
+        for r in range(R):
+            for c in range(C):
+                left = f"x{r}_{c - 1}" if c else f"l{r}"
+                up = f"x{r - 1}_{c}" if r else f"t{c}"
+                if r:
+                    diag = f"x{r - 1}_{c - 1}" if c else f"l{r - 1}"
+                else:
+                    diag = f"t{c - 1}" if c else "cn"
+                call = (f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, {J(f'v0 + {c}')}{args}, "
+                        f"({left}, {up}, {diag})))")
+                put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
+                             else [call]))
+        for r in range(R):  # stores after every cell, so the cells' loads overlap
+            for c in range(C):
+                store = f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}"
+                put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + store] if guard
+                             else [store]))
+
+    put(0, f"def strips(M, BND, ticket, nstrips{args}):", "    n = M.shape[0]",
+        "    m = M.shape[1]", "    lane = cuda.threadIdx.x", f"    nq = (m + {C - 1}) // {C}",
+        f"    BD = cuda.shared.array({2 * words}, int64)")
     if sim:
-        def bcast(dst: str, val: str, src: str, buf: str) -> list[str]:
-            return [f"{buf}[lane] = {val}", "cuda.syncthreads()", f"{dst} = {buf}[{src}]",
-                    "cuda.syncthreads()"]
-
-        def up(dst: str, val: str) -> list[str]:
-            return [f"XV[lane] = {val}", "cuda.syncthreads()",
-                    f"{dst} = XV[lane - 1] if lane > 0 else {val}", "cuda.syncthreads()"]
-        alloc = ["XV = cuda.shared.array(32, DT)", "XK = cuda.shared.array(32, int64)"]
-        sync, nap = "cuda.syncthreads()", "pass"
+        put(1, f"XV = cuda.shared.array({32 * C}, DT)", "XK = cuda.shared.array(1, int64)")
+    put(1, "while True:", "    k = 0", "    if lane == 0:",
+        "        k = cuda.atomic.add(ticket, 0, 1)")
+    if sim:
+        put(2, "if lane == 0:", "    XK[0] = k", sync, "k = XK[0]", sync)
     else:
-        def bcast(dst: str, val: str, src: str, buf: str) -> list[str]:
-            return [f"{dst} = cuda.shfl_sync(FULL, {val}, {src})"]
-
-        def up(dst: str, val: str) -> list[str]:
-            return [f"{dst} = cuda.shfl_up_sync(FULL, {val}, 1)"]
-        alloc, sync, nap = [], "cuda.syncwarp(FULL)", "cuda.nanosleep(NAP)"
-    L: list[str] = [f"def strips(M, progress, ticket, nstrips{args}):",
-                    "    n = M.shape[0]", "    m = M.shape[1]", "    lane = cuda.threadIdx.x % 32"]
-    L += ["    " + a for a in alloc]
-    L += ["    while True:", "        k = 0", "        if lane == 0:",
-          "            k = cuda.atomic.add(ticket, 0, 1)"]
-    L += ["        " + x for x in bcast("k", "k", "0", "XK")]
-    L += ["        if k >= nstrips:", "            return",
-          f"        u0 = k * {32 * R}", f"        ub = u0 + lane * {R}"]
-    L += [f"        l{r} = ZERO" for r in range(R)]
-    L += ["        last = ZERO", "        pup = ZERO", "        bnd = ZERO",
-          "        for s in range(m + 31):", "            v = s - lane",
-          "            if k > 0 and s % 32 == 0:", "                if lane == 0:",
-          "                    need = min(m, s + 32)",
-          "                    while cuda.atomic.add(progress, k - 1, 0) < need:",
-          f"                        {nap}", f"                {sync}",
-          "                if s + lane < m:",
-          f"                    bnd = LOAD(M, ({I('u0 - 1')}, {J('s + lane')}))"]
-    L += ["            " + x for x in bcast("b", "bnd", "s % 32", "XV")]
-    L += ["            " + x for x in up("up", "last")]
-    L += ["            if lane == 0:", "                up = b", "            d = pup",
-          "            pup = up", "            if v >= 0 and v < m:"]
-    for r in range(R):
-        L += [f"                u = ub + {r}", "                if u < n:",
-              f"                    x = DT(cell(M, {I('u')}, {J('v')}{args}, (l{r}, up, d)))",
-              f"                    M[{I('u')}, {J('v')}] = x",
-              f"                    d = l{r}", f"                    l{r} = x", "                    up = x"]
-    L += [f"                last = l{R - 1}",
-          "                if lane == 31 and ((v + 1) % 32 == 0 or v == m - 1):",
-          "                    cuda.threadfence()",
-          "                    cuda.atomic.max(progress, k, v + 1)"]
+        put(2, "k = cuda.shfl_sync(FULL, k, 0)")
+    put(2, "if k >= nstrips:", "    return", f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
+        f"full = ub + {R} <= n", "cn = ZERO", "last = k == nstrips - 1")
+    put(2, *[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])
+    put(2, *[f"l{r} = ZERO" for r in range(R)], *[f"t{c} = ZERO" for c in range(C)],
+        *[f"b{c} = ZERO" for c in range(C)], *[f"p{t} = int64(0)" for t in range(nb)])
+    put(2, "if k > 0:")
+    fetch(3, "0")
+    put(2, "for s in range(nq + 31):", f"    if k > 0 and (s & {B - 1}) == 0:")
+    for t in range(nb):  # the batch fetched last time: wait for unwritten words, stash
+        put(4, f"f = lane + {32 * t}", f"col = s * {C} + (f >> {W - 1})",
+            f"if f < {words} and col < m:",
+            f"    while p{t} < READY:",
+            f"        {nap}",
+            f"        p{t} = cuda.atomic.add(BND, ((k - 1) * m + col) * {W} + (f & {W - 1}), 0)",
+            f"    BD[(s & {2 * B - 1}) * {C * W} + f] = p{t}")
+    put(4, sync)
+    fetch(4, f"(s + {B}) * {C}")
+    put(3, "q = s - lane", f"cn = t{C - 1}")
+    if sim:
+        put(3, *[f"XV[lane * {C} + {c}] = b{c}" for c in range(C)], sync,  # as shfl_up:
+            *[f"t{c} = XV[(lane - 1) * {C} + {c}] if lane > 0 else b{c}" for c in range(C)], sync)
+    else:  # numba shuffles 4- and 8-byte ints and floats: others travel as int64
+        put(3, *[f"t{c} = DT(cuda.shfl_up_sync(FULL, SHUF(b{c}), 1))" for c in range(C)])
+    slot = f"(s & {2 * B - 1}) * {C * W}"
+    put(3, "if lane == 0 and k > 0:",
+        *[f"    t{c} = DEC({', '.join(f'BD[{slot} + {c * W + w}]' for w in range(W))})"
+          for c in range(C)])
+    put(3, "if q >= 0 and q < nq:", f"    v0 = q * {C}", f"    if full and v0 + {C} <= m:")
+    block(5, False)
+    put(4, "else:")
+    block(5, True)
+    put(4, *[f"l{r} = x{r}_{C - 1}" for r in range(R)], *[f"b{c} = x{R - 1}_{c}" for c in range(C)])
+    put(4, "if lane == 31 and not last:")  # the strip's last row, for the strip below
+    for c in range(C):
+        put(5, f"if v0 + {c} < m:", f"    e = ENC(b{c})",
+            *[f"    BND[(k * m + v0 + {c}) * {W} + {w}] = e[{w}]" for w in range(W)])
     return "\n".join(L) + "\n"
 
 
-def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = 2,
-               copy_back: bool = True) -> DeviceFill:
+def _shuffled(dtype: np.dtype) -> Any:
+    """The type a value of ``dtype`` crosses a warp shuffle as: itself when numba
+    shuffles it (32- and 64-bit ints and floats), else ``int64`` (exact for every other
+    integer and bool; the shuffled value is cast back)."""
+    dt = np.dtype(dtype)
+    native = dt.kind in "if" and dt.itemsize in (4, 8)
+    return dt.type if native else np.int64
+
+
+def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
+    """How a strip hands its last row to the strip below without fences: each value as
+    ``W`` 64-bit words, 32 bits of the value and a ready bit (bit 32) each, so a word read
+    with its ready bit set holds its bits (an aligned 8-byte store is seen whole or not
+    at all).  ``(W, ENC, DEC)``: ``ENC(x)`` the words of a value, ``DEC(*words)`` the
+    value; numba.cuda device functions, or plain functions under the simulator."""
+    dt = np.dtype(dtype)
+    if dt.kind not in "biuf" or dt.itemsize > 8 or (dt.kind == "f" and dt.itemsize < 4):
+        raise SourceUnavailable(f"{dt} cells")
+    W = 1 if dt.itemsize <= 4 else 2
+    DT, lo = dt.type, np.int64(0xFFFFFFFF)
+    ready = np.int64(1 << 32)
+    if sim:
+        bits = {4: np.int32, 8: np.int64}
+
+        def enc(x: Any) -> tuple[Any, ...]:
+            b = int(np.asarray(x, dt).view(bits[dt.itemsize]) if dt.kind == "f" else x)
+            return tuple(np.int64(((b >> (32 * w)) & 0xFFFFFFFF) | (1 << 32)) for w in range(W))
+
+        def dec(*ws: Any) -> Any:
+            b = sum((int(w) & 0xFFFFFFFF) << (32 * k) for k, w in enumerate(ws))
+            if dt.kind == "f":
+                raw = np.asarray(b, np.uint64).astype(np.uint32 if W == 1 else np.uint64)
+                return raw.view(dt)[()]
+            return DT(np.asarray(b, np.uint64).astype(dt)[()])
+
+        return W, enc, dec
+    from numba.cuda import libdevice
+
+    ns = {"int64": np.int64, "int32": np.int32, "DT": DT, "LO": lo, "READY": ready,
+          "lib": libdevice}
+    if dt.kind == "f" and W == 1:
+        bits, back = "int64(lib.float_as_int(x))", "lib.int_as_float(int32(w0 & LO))"
+    elif dt.kind == "f":
+        bits, back = "lib.double_as_longlong(x)", "lib.longlong_as_double(b)"
+    else:
+        bits, back = "int64(x)", "DT(b)" if W == 2 else "DT(w0 & LO)"
+    parts = ", ".join(f"((v >> {32 * w}) & LO) | READY" for w in range(W)) + ","
+    args = ", ".join(f"w{w}" for w in range(W))
+    src = (f"def enc(x):\n    v = {bits}\n    return ({parts})\n"
+           f"def dec({args}):\n" + ("    b = ((w1 & LO) << 32) | (w0 & LO)\n" if W == 2 else "")
+           + f"    return {back}\n")
+    cuda = _cuda()
+    return (W, cuda.jit(device=True)(compile_source(src, "enc", ns)),
+            cuda.jit(device=True)(compile_source(src, "dec", ns)))
+
+
+def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_ROWS,
+               copy_back: bool = True, cols_per_step: int = STRIP_COLS) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
-    in registers: one warp per strip of ``32 R`` rows, ``R`` rows per lane, the lanes
-    ``1`` column apart; a cell's neighbours come from the lane's own registers or from
-    the lane above by a warp shuffle, never from memory.  Strips are taken in order from
-    an atomic ticket; a strip reads its first row's upper neighbours from global memory
-    once the strip above has published (per-strip progress counters, every 32 columns).
+    in registers.
+
+    One warp per strip of ``32 R`` rows (``R = rows_per_lane``), taken in order from an
+    atomic ticket.  At step ``s`` lane ``k`` computes its ``R x C`` block (``C =
+    cols_per_step``) of columns ``(s - k) C ...``: its ``R`` rows, ``C`` columns, every
+    cell into a register before any is stored, so the unrolled cells overlap; a cell's
+    neighbours come from the block, the lane's last column, or the lane above's last row
+    by warp shuffles, never from memory.
+
+    The table itself is never read back during the fill.  A strip hands its last row to
+    the strip below through a boundary buffer of self-validating words
+    (:func:`_boundary_words`): the strip below fetches them ``STRIP_BATCH`` blocks ahead
+    and waits only on a word not yet written, so no memory fence, flag or progress
+    counter sits between strips.  Deadlock-free: a strip waits only on the strip above,
+    whose ticket came first.
 
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
-    not at constant offsets).
+    not at constant offsets, or the cells are not numbers of at most 8 bytes).
     """
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
@@ -665,26 +915,25 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = 2,
     if not _frame_offsets(rec, code) <= _NEAREST:
         raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
     sim = _simulated()
-    R = int(rows_per_lane)
-
+    R, C = int(rows_per_lane), int(cols_per_step)
+    W, enc, dec = _boundary_words(rec.dtype, sim)
     read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
                             dv="(x1 - b)" if cols else "(b - x1)")
     cell = _rewritten_cell(rec, ("reg-cell", code), read, {})
-    src = _strip_source(rows, cols, R, len(rec.args), sim)
-    kern = _kernel(rec, f"strips-{code}-{R}-{sim}", src, "strips", cell,
+    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim)
+    kern = _kernel(rec, f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}", src, "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
-                   int64=np.int64, FULL=np.uint32(0xFFFFFFFF), **_coherent(_cuda()))
+                   int64=np.int64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
+                   SHUF=_shuffled(rec.dtype), READY=np.int64(1 << 32), **_coherent(_cuda()))
     n, m = rec.shape
     nstrips = math.ceil(n / (32 * R))
-    sched = (np.zeros(nstrips, np.int32), np.zeros(1, np.int64))
-    warps = 1 if sim else 4
+    sched = (np.zeros(max(1, nstrips - 1) * m * W, np.int64), np.zeros(1, np.int64))
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        blocks = min(math.ceil(nstrips / warps), _sms(cuda) * 16)
-        return [(blocks, 32 * warps, (dM, *dsched, nstrips, *dargs))]
+        return [(min(nstrips, _sms(cuda) * 16), 32, (dM, *dsched, nstrips, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched,
-                label=f"register strips of {32 * R} rows ({R} a lane)")
+                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
 
 
 def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:
@@ -754,6 +1003,46 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
     value = res.table[(n + m - 2) % window, n - 1]
     cell_ij = (0 if rows else n - 1, 0 if cols else m - 1)
     return ScoreFill(value, cell_ij, window, res.h2d_s, res.compute_s, res.compile_s)
+
+
+def launch_latency(repeat: int = 200) -> float:
+    """Seconds from Python to the end of an empty kernel launch, the mean of ``repeat``
+    back-to-back launches (what a launch per step costs beyond its work)."""
+    cuda = require()
+
+    def build() -> Any:
+        return cuda.jit(compile_source("def empty(a):\n    pass\n", "empty", {}))
+
+    kern = CACHE.get(launch_latency, ("cuda", "empty"), build)
+    a = cuda.device_array(1, np.int32)
+    kern[1, 32](a)
+    cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(repeat):
+        kern[1, 32](a)
+    cuda.synchronize()
+    return (time.perf_counter() - t) / repeat
+
+
+def barrier_latency(blocks: int, repeat: int = 200, threads: int = THREADS) -> float:
+    """Seconds per grid-wide barrier of a cooperative launch of ``blocks`` x ``threads``
+    (capped at what can be resident), the mean over ``repeat`` barriers."""
+    cuda = require()
+
+    def build() -> Any:
+        return cuda.jit(compile_source(
+            "def barriers(a, k):\n    g = cuda.cg.this_grid()\n    for t in range(k):\n"
+            "        g.sync()\n", "barriers", {"cuda": cuda}))
+
+    kern = CACHE.get(barrier_latency, ("cuda", "barriers"), build)
+    a = cuda.device_array(1, np.int32)
+    blocks = _cooperative_blocks(kern, (a, repeat), threads, blocks * threads)
+    kern[blocks, threads](a, 1)
+    cuda.synchronize()
+    t = time.perf_counter()
+    kern[blocks, threads](a, repeat)
+    cuda.synchronize()
+    return (time.perf_counter() - t) / repeat
 
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).

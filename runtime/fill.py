@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,8 @@ TILE = 64
 #: pattern (LCS 16384²: 25x) and the pattern fill runs every step in one cooperative
 #: launch (knapsack 1000 x 10^6: 3.6x); heavy cells keep one launch per step, whose blocks
 #: use every thread (matrix chain 1024, ~400 ns a cell: tiles 0.88x, cooperative 0.88x).
-#: Judged from 65,536 cells on.  A stopgap until a cost model calibrated on the machine.
+#: Judged from 65,536 cells on.  Among light-cell fills of a pattern the calibrated cost
+#: model (:mod:`runtime.costmodel`) picks the kernel.
 TILE_MAX_CELL_S = 50e-9
 
 
@@ -244,15 +245,12 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
     if schedule == "pattern":
         p = BY_CODE[plan.pattern or ""]
         layout = "F" if p.storage == "columns" else "C"
-        res = None
-        if _light(plan):  # light cells: launches would dominate (knapsack 10^6 rows: 3.6x)
-            try:
-                res = cuda.cooperative_fill(rec, p.index, layout, copy_back)
-            except SourceUnavailable:
-                pass
+        res, why = _modelled_fill(rec, plan, layout, copy_back) if _light(plan) else (None, "")
         if res is None:
             res = cuda.pattern_fill(rec, p.index, p.steps((shape[0], shape[1])), layout,
                                     copy_back)
+        if why:
+            res = replace(res, kernel=f"{res.kernel}; {why}")
     elif schedule == "tiled":
         res = cuda.tiled_fill(rec, BY_CODE[plan.pattern or ""].index, TILE, copy_back)
     elif schedule == "stages":
@@ -267,6 +265,31 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan,
         raise AssertionError(f"no cuda executor for schedule {schedule!r}")
     steps = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
     return res.table, steps, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
+
+
+def _modelled_fill(rec: Recurrence, plan: Plan, layout: str,
+                   copy_back: bool) -> tuple[Any, str]:
+    """A light pattern fill on the GPU by the kernel the calibrated cost model picks
+    (:mod:`runtime.costmodel`), and the model's note; ``None`` for the fill when the
+    pick is a launch per step, or the pick needs the cell function's source and it cannot
+    be rewritten."""
+    from runtime import costmodel, cuda
+
+    p = BY_CODE[plan.pattern or ""]
+    choice = costmodel.choose(rec, p.code, plan.patterns or (), plan.pattern_steps or 0)
+    try:
+        if choice.kernel == "strips":
+            return cuda.strip_fill(rec, BY_CODE[choice.frame or ""].index,
+                                   copy_back=copy_back), choice.note()
+        if choice.kernel == "lines":
+            return (cuda.line_fill(rec, p.index, choice.frame or "", copy_back=copy_back),
+                    choice.note())
+        if choice.kernel == "cooperative":
+            return cuda.cooperative_fill(rec, p.index, layout, copy_back, blocks=choice.blocks,
+                                         unroll=costmodel.UNROLL), choice.note()
+    except SourceUnavailable as exc:
+        return None, f"{choice.note()}, but {exc}: a launch per step"
+    return None, choice.note()
 
 
 def _sweep_order(plan: Plan, shape: tuple[int, ...]) -> Iterator[int]:

@@ -31,10 +31,10 @@ def _signed(name: str, k: int) -> str:
     return name if k == 0 else f"{name} {'+' if k > 0 else '-'} {abs(k)}"
 
 
-def neighbour_reads(code: str, shape: tuple[int, int], far: bool) -> str:
-    """A recurrence of ``shape`` whose reads are at constant offsets: the nearest
-    neighbours up, left and up-left in ``code``'s NOSE frame, plus (``far``) the cell two
-    rows up and one column left; guarded at the table's edges."""
+def neighbour_reads(code: str, shape: tuple[int, int], far: bool, dtype: str = "int64") -> str:
+    """A recurrence of ``shape`` and NumPy ``dtype`` whose reads are at constant offsets:
+    the nearest neighbours up, left and up-left in ``code``'s NOSE frame, plus (``far``)
+    the cell two rows up and one column left; guarded at the table's edges."""
     from patterns import DIAGONAL_FLIPS
 
     rows, cols = DIAGONAL_FLIPS[code]
@@ -46,7 +46,7 @@ def neighbour_reads(code: str, shape: tuple[int, int], far: bool) -> str:
     return f"""
 W = np.arange(1, {n + m + 2}, dtype=np.int64)
 
-@recurrence(shape={shape}, dtype=np.int64, args=(W,))
+@recurrence(shape={shape}, dtype=np.{dtype}, args=(W,))
 def rec(M, i, j, W):
     total = W[i] + 2 * W[j]
     if 0 <= {_signed('i', a)} < {n}:

@@ -328,17 +328,30 @@ def test_score_fill_keeps_only_the_live_diagonals(code, shape, write_rec):
     assert res.value == make_plan(rec).reference[res.cell]
 
 
-@pytest.mark.parametrize("code, shape, lane_rows", [
-    ("NOSE", (5, 7), 1), ("SENO", (5, 7), 1), ("SONE", (5, 7), 2), ("NESO", (5, 7), 2),
-    ("NOSE", (37, 35), 1), ("SENO", (70, 9), 2), ("NOSE", (1, 40), 2), ("NOSE", (40, 1), 1)])
-def test_strip_fill_keeps_cells_in_registers(code, shape, lane_rows, write_rec):
-    # several strips of 32 * lane_rows rows, several blocks of 32 columns, thin tables
+@pytest.mark.parametrize("code, shape, R, C", [
+    ("NOSE", (5, 7), 1, 1), ("SENO", (5, 7), 1, 2), ("SONE", (5, 7), 2, 1), ("NESO", (5, 7), 2, 4),
+    ("NOSE", (37, 35), 2, 4), ("SENO", (70, 9), 2, 2), ("NOSE", (1, 40), 2, 4),
+    ("NOSE", (40, 1), 1, 2), ("SONE", (70, 70), 1, 4)])
+def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
+    # several strips of 32 R rows, blocks of R x C cells, batches of the row above,
+    # columns not a multiple of C, thin tables
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False)))
-    res = cuda.strip_fill(rec, BY_CODE[code].index, lane_rows)
+    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
-    assert res.kernel.startswith("register strips")
+    assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane)"
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
+def test_strips_hand_every_cell_type_to_the_strip_below(dtype, write_rec):
+    # boundary values of 1 word (4 bytes) and 2 words (8 bytes; int64 in the tests
+    # above), floats bit for bit
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads("SONE", (70, 9), far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE["SONE"].index, 1, cols_per_step=2)
+    _same(res.table, make_plan(rec).reference)
 
 
 def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
@@ -346,7 +359,7 @@ def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
 
     rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
     res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
-    assert res.kernel == "register strips of 64 rows (2 a lane)"
+    assert res.kernel == "register strips of 256 rows (8x1 cells a lane)"
     _same(res.table, make_plan(rec).reference)
 
 
@@ -381,21 +394,60 @@ def load_lcs():
     return lcs.make_lcs(b"AGCGTAG", b"GTCAGA")
 
 
-@pytest.mark.parametrize("code", CANONICAL)
-def test_cooperative_fill_every_pattern(code):
+@pytest.mark.parametrize("code, unroll", [(c, 1 + k % 3) for k, c in enumerate(CANONICAL)])
+def test_cooperative_fill_every_pattern(code, unroll):
+    # 2 threads, up to 3 cells a thread before the stores: full rounds and remainders
     from runtime import cuda
 
     rng = np.random.default_rng(CANONICAL.index(code))
     rec = make_stencil(pattern_offsets(rng, code, reach=3, count=3), (7, 5), 4, np.float64)
     plan = make_plan(rec)
     p = BY_CODE[code]
-    res = cuda.cooperative_fill(rec, p.index, "F" if p.storage == "columns" else "C", threads=8)
+    res = cuda.cooperative_fill(rec, p.index, "F" if p.storage == "columns" else "C", threads=2,
+                                unroll=unroll)
     assert res.launches == 1 and res.kernel == "one cooperative launch"
     _same(res.table, plan.reference)
 
 
-def test_light_rows_run_in_one_cooperative_launch_on_cuda():
+def test_cooperative_fill_of_one_family_at_two_sizes():
+    # the sizes share the cell function and so its compiled kernels: the step count is
+    # the launch's, not the kernel's (a kernel compiled for 7 steps ran off a 4-row table)
+    import knapsack
+    from runtime import cuda
+
+    for items in (6, 3):
+        rec = knapsack.make_knapsack(np.arange(1, items + 1), np.arange(2, items + 2), 9)
+        res = cuda.cooperative_fill(rec, BY_CODE["RUD"].index, threads=4, unroll=2)
+        _same(res.table, make_plan(rec).reference)
+
+
+#: Row and column patterns with a diagonal pattern that also fits their reads.
+LINE_FRAMES = [("RUD", "NOSE"), ("RUD", "NESO"), ("RDU", "SONE"), ("RDU", "SENO"),
+               ("CLR", "NOSE"), ("CLR", "SONE"), ("CRL", "NESO"), ("CRL", "SENO")]
+
+
+@pytest.mark.parametrize("code, frame", LINE_FRAMES)
+def test_line_fill_tiles_rows_and_columns(code, frame):
+    # tiles of 2 steps x 3 cells over a 7 x 9 table (no side a multiple), 2 threads with
+    # 2 cells each per round, reads reaching 3 cells, several tiles back
+    from runtime import cuda
+    from stencil import SIGNS
+
+    rng = np.random.default_rng(LINE_FRAMES.index((code, frame)))
+    regions = sorted(BY_CODE[code].allowed & BY_CODE[frame].allowed)
+    offsets = {tuple(int(s * rng.integers(1, 4)) for s in SIGNS[regions[k % 2]]) for k in range(4)}
+    rec = make_stencil(np.array(sorted(offsets)), (7, 9), 5, np.int64)
+    plan = make_plan(rec)
+    assert code in plan.patterns and frame in plan.patterns
+    res = cuda.line_fill(rec, BY_CODE[code].index, frame, lines=2, width=3, threads=2, unroll=2)
+    assert res.launches == 1 and res.kernel.startswith("tiles of 2 ")
+    _same(res.table, plan.reference)
+
+
+def test_light_rows_take_the_cost_models_kernel_on_cuda():
     import binomial
 
     r = fill(binomial.make_binomial(20), backend="cuda", verify=True)
-    assert r.schedule == "pattern" and r.verified and "kernel: one cooperative launch" in r.notes
+    assert r.schedule == "pattern" and r.verified
+    kernel = next(x for x in r.notes if x.startswith("kernel: "))
+    assert kernel.startswith("kernel: register strips") and kernel.endswith(": strips")

@@ -97,7 +97,47 @@ def test_alignment_cases_at_4100():
     for name, make in CASES.items():
         rec = make(4100)
         plan = make_plan(rec)
-        for R in (1, 2, 4):
-            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R).table, plan.reference, rtol=1e-6)
+        for R, C in ((8, 1), (4, 2), (2, 4), (1, 8), (16, 1)):
+            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C).table,
+                                       plan.reference, rtol=1e-6)
         np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
         assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
+def test_strips_of_every_cell_type_at_4100(dtype, write_rec):
+    from sources import neighbour_reads
+
+    rec = load(write_rec(neighbour_reads("NOSE", (4100, 4099), far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
+    np.testing.assert_allclose(res.table, make_plan(rec).reference, rtol=1e-6)
+
+
+@pytest.mark.parametrize("code, frame", [("RUD", "NOSE"), ("RDU", "SENO"), ("CLR", "SONE"),
+                                         ("CRL", "NESO")])
+def test_line_tiles_at_4100(code, frame):
+    rng = np.random.default_rng(7)
+    regions = sorted(BY_CODE[code].allowed & BY_CODE[frame].allowed)
+    from stencil import SIGNS
+
+    offsets = {tuple(int(s * rng.integers(1, 40)) for s in SIGNS[regions[k % 2]]) for k in range(6)}
+    rec = make_stencil(np.array(sorted(offsets)), (4100, 4099), 5, np.int64)
+    plan = make_plan(rec)
+    for lines, width in ((1, 2048), (3, 1000)):
+        res = cuda.line_fill(rec, BY_CODE[code].index, frame, lines, width)
+        np.testing.assert_array_equal(res.table, plan.reference)
+
+
+def test_cost_model_calibrates_and_picks_on_the_gpu():
+    from runtime import costmodel
+
+    cal = costmodel.calibration(refresh=True)
+    assert cal.launch_s > 0 and all(s > 0 for _, s in cal.barrier_s)
+    assert cal.round_s >= 0 and cal.tile_s > 0 and cal.strip_step_s > 0
+    assert costmodel.cache_path(cal.device).exists()
+    import knapsack
+
+    rng = np.random.default_rng(1)
+    rec = knapsack.make_knapsack(rng.integers(1, 1001, 300), rng.integers(1, 1001, 300), 200000)
+    r = fill(rec, backend="cuda", verify=True)
+    assert r.verified and any("cost model: " in x for x in r.notes)

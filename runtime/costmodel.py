@@ -1,0 +1,253 @@
+"""Which one-launch GPU kernel fills a light recurrence's pattern fastest: a cost model
+calibrated on the machine.
+
+The candidates for a pattern whose cells are light (the planning sweep's rule,
+``runtime.fill.TILE_MAX_CELL_S``):
+
+- ``launches``: one launch per step (:func:`runtime.cuda.pattern_fill`);
+- ``cooperative``: every step in one cooperative launch, a grid barrier between steps
+  (:func:`runtime.cuda.cooperative_fill`), at the grid size the model likes best;
+- ``lines``: tiles of rows (or columns) chained by flags, no barrier
+  (:func:`runtime.cuda.line_fill`), when a diagonal pattern also fits the reads;
+- ``strips``: register strips in a diagonal pattern's frame
+  (:func:`runtime.cuda.strip_fill`), when the reads are its three nearest neighbours.
+
+Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``, or
+``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
+measured directly; a round of a cooperative step, a tile of a line fill and a step of
+a register strip from timing those fills on a built-in light recurrence (the *probe*:
+``(M[i-1, j-1] + M[i-1, j]) % 65521``).  Predictions, for a table ``n x m`` (in the
+kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads a block, ``U`` cells a thread
+a round, ``slots`` blocks resident at once::
+
+    launches        S (launch + ceil(N / S / (B_max T)) round)
+    cooperative(B)  S (barrier(B) + ceil(N / S / (B T U)) round)
+    lines           tile * sum over tile diagonals d of ceil(tiles(d) / slots)
+    strips          strip_step (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
+
+Assumptions: the cells cost about what the probe's cost (light: a few loads and
+arithmetic), so the model compares the kernels' overheads and parallelism, not the cell
+function; heavy cells are not modelled and keep a launch per step.  Under numba's
+simulator nothing is measured: nominal constants (H200 measurements) stand in, so the
+choice logic runs in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from depgraph.api import Recurrence, recurrence
+from patterns import BY_CODE, DIAGONAL_FLIPS
+
+__all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS"]
+
+#: Candidate kernels, in the order ties are broken.
+KERNELS = ("strips", "lines", "cooperative", "launches")
+#: Threads a block and cells a thread a round of the cooperative and line fills.
+THREADS, UNROLL, LINE_WIDTH = 256, 4, 2048
+#: Bumped when what is measured changes, so old cache files are measured again.
+VERSION = 2
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Latencies measured on one device, in seconds.
+
+    ``barrier_s`` pairs grid sizes (blocks of ``THREADS``) with the time of one grid
+    barrier; ``round_s`` is one round of a cooperative step's grid-stride loop;
+    ``tile_s`` one tile of a line fill (a diagonal of tiles, when they fit at once);
+    ``strip_step_s`` one step of a register strip.
+    """
+
+    device: str
+    multiprocessors: int
+    launch_s: float
+    barrier_s: tuple[tuple[int, float], ...]
+    round_s: float
+    tile_s: float
+    strip_step_s: float
+    measured: str
+    version: int = VERSION
+
+    def summary(self) -> str:
+        """One line for the fill's notes."""
+        bar = ", ".join(f"{b} blocks {s * 1e6:.1f}" for b, s in self.barrier_s)
+        return (f"{self.device}, {self.measured}: launch {self.launch_s * 1e6:.1f} us, grid "
+                f"barrier ({bar}) us")
+
+
+#: Stand-ins under the simulator (H200 measurements, rounded).
+SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
+                        ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
+                        1.8e-6, 3.3e-6, 0.6e-6, "not measured")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The kernel the model picked, its frame (a diagonal pattern's code, for strips and
+    lines), its grid (cooperative), and every candidate's predicted seconds."""
+
+    kernel: str
+    frame: str | None
+    blocks: int | None
+    predicted: tuple[tuple[str, float], ...]
+
+    def note(self) -> str:
+        """Why, for the fill's notes."""
+        est = ", ".join(f"{k} {s * 1e3:.3g} ms" for k, s in self.predicted)
+        return f"cost model: {est}: {self.kernel}"
+
+
+def cache_path(device: str) -> Path:
+    """Where the calibration of ``device`` is kept."""
+    root = os.environ.get("DEPGRAPH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "depgraph")
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", device).strip("-").lower()
+    return Path(root) / f"calibration-{slug}.json"
+
+
+_MEMO: dict[str, Calibration] = {}
+
+
+def calibration(refresh: bool = False) -> Calibration:
+    """The current device's calibration: from memory, else from its cache file, else
+    measured now (about ten seconds, mostly compiling) and written to the cache file."""
+    from runtime import cuda
+
+    ok, device = cuda.status()
+    if device.startswith("numba's CUDA simulator"):
+        return SIMULATED
+    if device in _MEMO and not refresh:
+        return _MEMO[device]
+    path = cache_path(device)
+    cal = None
+    if path.exists() and not refresh:
+        try:
+            raw = json.loads(path.read_text())
+            raw["barrier_s"] = tuple(tuple(x) for x in raw["barrier_s"])
+            cal = Calibration(**raw)
+        except (ValueError, TypeError, KeyError):
+            cal = None  # an old or damaged file: measure again
+        if cal is not None and (cal.version != VERSION or cal.device != device):
+            cal = None
+    if cal is None:
+        cal = measure(device)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(asdict(cal), indent=1))
+        except OSError:
+            pass  # a read-only home: keep it in memory
+    _MEMO[device] = cal
+    return cal
+
+
+def _probe_cell(M: Any, i: int, j: int) -> int:
+    if i == 0 or j == 0:
+        return 1
+    return (M[i - 1, j - 1] + M[i - 1, j]) % 65521
+
+
+def probe(n: int, m: int) -> Recurrence:
+    """The light recurrence the calibration times (reads up and up-left: it fits RUD and
+    NOSE, and strips serve it)."""
+    return recurrence(shape=(n, m), dtype=np.int32, name="probe")(_probe_cell)
+
+
+def strip_steps(n: int, m: int) -> float:
+    """Steps of the register-strip fill of an ``n x m`` table (its frame)."""
+    from runtime.cuda import STRIP_BATCH, STRIP_COLS, STRIP_ROWS
+
+    return (m / STRIP_COLS + n / STRIP_ROWS
+            + math.ceil(n / (32 * STRIP_ROWS)) * (2 * STRIP_BATCH + 31))
+
+
+def measure(device: str) -> Calibration:
+    """Time the latencies and the probe's fills on the current device."""
+    from runtime import cuda
+
+    sms = cuda.multiprocessors()
+    launch = cuda.launch_latency()
+    barriers = tuple((k * sms, cuda.barrier_latency(k * sms)) for k in (1, 2, 4, 8))
+    rows = BY_CODE["RUD"].index
+
+    def best(run: Any) -> float:
+        run()  # compile
+        return min(run() for _ in range(3))
+
+    n, m = 64, 1 << 20
+    blocks, bar = barriers[1]
+    coop = best(lambda: cuda.cooperative_fill(probe(n, m), rows, "C", False, THREADS, blocks,
+                                              UNROLL).compute_s)
+    rounds = math.ceil(m / (blocks * THREADS * UNROLL))
+    round_s = max(coop / n - bar, 0.0) / rounds
+    tall = best(lambda: cuda.line_fill(probe(2048, LINE_WIDTH), rows, "NOSE",
+                                       copy_back=False).compute_s)  # a tile a diagonal
+    strips = best(lambda: cuda.strip_fill(probe(4096, 8192), BY_CODE["NOSE"].index,
+                                          copy_back=False).compute_s)
+    return Calibration(device, sms, launch, barriers, round_s, tall / 2048,
+                       strips / strip_steps(4096, 8192),
+                       time.strftime("%Y-%m-%d %H:%M", time.localtime()))
+
+
+def tile_waves(steps: int, across: int, slots: int) -> int:
+    """Waves of tiles a line fill takes: its ``steps x across`` tiles go by diagonals, at
+    most ``slots`` at once.
+
+    Examples
+    --------
+    >>> tile_waves(3, 2, 8), tile_waves(1001, 489, 1056), tile_waves(2, 4, 1)
+    (4, 1489, 8)
+    """
+    d = np.arange(steps + across - 1)
+    size = np.minimum.reduce([d + 1, np.full_like(d, min(steps, across)), steps + across - 1 - d])
+    return int(np.sum(-(-size // slots)))
+
+
+def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
+            line_frame: str | None, strip_frame: str | None) -> dict[str, tuple[float, int | None]]:
+    """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
+    ``code`` on a table of ``shape`` filled in ``steps`` steps; ``line_frame`` and
+    ``strip_frame`` are the diagonal patterns those kernels would use, or ``None``."""
+    n, m = shape
+    per_step = n * m / max(steps, 1)
+    out: dict[str, tuple[float, int | None]] = {}
+    if strip_frame is not None:
+        out["strips"] = (cal.strip_step_s * strip_steps(n, m), None)
+    if line_frame is not None and code not in DIAGONAL_FLIPS:
+        slots = cal.multiprocessors * (2048 // THREADS)
+        out["lines"] = (cal.tile_s * tile_waves(steps, math.ceil(per_step / LINE_WIDTH), slots),
+                        None)
+    coop = [(steps * (bar + math.ceil(per_step / (b * THREADS * UNROLL)) * cal.round_s), b)
+            for b, bar in cal.barrier_s]
+    out["cooperative"] = min(coop)[0], min(coop)[1]
+    most = max(b for b, _ in cal.barrier_s)
+    out["launches"] = (steps * (cal.launch_s + math.ceil(per_step / (most * THREADS))
+                                * cal.round_s), None)
+    return out
+
+
+def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
+           cal: Calibration | None = None) -> Choice:
+    """The model's kernel for a light recurrence with pattern ``code`` (``patterns``: every
+    pattern its reads fit)."""
+    from runtime import cuda
+
+    cal = cal or calibration()
+    frames = [c for c in patterns if c in DIAGONAL_FLIPS]
+    strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
+    line_frame = frames[0] if frames else None
+    shape = (int(rec.shape[0]), int(rec.shape[1]))
+    pred = predict(cal, code, shape, steps, line_frame, strip_frame)
+    kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
+    frame = strip_frame if kernel == "strips" else line_frame if kernel == "lines" else None
+    ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))
+    return Choice(kernel, frame, pred[kernel][1], ranked)

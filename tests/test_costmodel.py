@@ -1,0 +1,86 @@
+import json
+import os
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from runtime import costmodel
+from runtime.costmodel import SIMULATED, Calibration, choose, predict, probe
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+
+CAL = Calibration("test GPU", 132, 19e-6, ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6)),
+                  1.0e-6, 1.5e-6, 0.67e-6, "now")
+
+
+def test_square_nearest_rows_take_register_strips():
+    # binomial-like 16384^2: a barrier or a tile diagonal per row costs more than strips
+    c = choose(probe(16384, 16384), "RUD", ("RUD", "NOSE"), 16384, CAL)
+    assert (c.kernel, c.frame, c.blocks) == ("strips", "NOSE", None)
+    assert [k for k, _ in c.predicted][0] == "strips"
+
+
+def test_far_reads_leave_row_tiles_and_barriers_to_the_model():
+    import knapsack
+
+    rng = np.random.default_rng(0)
+    rec = knapsack.make_knapsack(rng.integers(1, 1001, 1000), rng.integers(1, 1001, 1000),
+                                 10**6 - 1)  # built, not filled
+    c = choose(rec, "RUD", ("RUD", "NOSE"), 1001, CAL)
+    assert set(dict(c.predicted)) == {"lines", "cooperative", "launches"}  # j - w[i]: no strips
+    assert c.kernel == c.predicted[0][0] and c.frame == ("NOSE" if c.kernel == "lines" else None)
+    lines = dict(c.predicted)["lines"]
+    assert lines == pytest.approx((1001 + 489 - 1) * 1.5e-6)  # every tile diagonal fits at once
+
+
+def test_short_wide_tables_leave_strips():
+    # 64 rows of 2^20 cells: a strip would walk 2^20 columns with 2 warps
+    pred = predict(CAL, "RUD", (64, 1 << 20), 64, "NOSE", "NOSE")
+    assert pred["strips"][0] > 100 * pred["lines"][0]
+
+
+def test_rows_no_diagonal_fits_pick_the_grid_with_the_least_barrier_and_rounds():
+    pred = predict(CAL, "RUD", (1000, 1000), 1000, None, None)
+    assert set(pred) == {"cooperative", "launches"}
+    seconds, blocks = pred["cooperative"]
+    assert blocks == 132  # one round a step everywhere: the cheapest barrier wins
+    assert seconds == pytest.approx(1000 * (1.3e-6 + 1.0e-6))
+    assert pred["launches"][0] == pytest.approx(1000 * (19e-6 + 1.0e-6))
+    wide = predict(CAL, "RUD", (100, 10**7), 100, None, None)["cooperative"]
+    assert wide[1] == 528  # many rounds a step: more blocks pay for their barrier
+
+
+def test_note_names_every_candidate_and_the_pick():
+    c = choose(probe(64, 64), "RUD", ("RUD",), 64, CAL)
+    assert c.kernel == "cooperative" and c.note().startswith("cost model: cooperative ")
+    assert c.note().endswith(": cooperative") and "launches" in c.note()
+
+
+def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
+    from runtime import cuda
+
+    measured = []
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    monkeypatch.setattr(cuda, "status", lambda: (True, "CUDA GPU Test 1"))
+    monkeypatch.setattr(costmodel, "measure",
+                        lambda device: measured.append(device) or replace(CAL, device=device))
+    monkeypatch.setattr(costmodel, "_MEMO", {})
+    first = costmodel.calibration()
+    path = costmodel.cache_path("CUDA GPU Test 1")
+    assert path.name == "calibration-cuda-gpu-test-1.json" and path.exists()
+    monkeypatch.setattr(costmodel, "_MEMO", {})
+    assert costmodel.calibration() == first and measured == ["CUDA GPU Test 1"]
+    raw = json.loads(path.read_text())
+    path.write_text(json.dumps({**raw, "version": raw["version"] - 1}))
+    monkeypatch.setattr(costmodel, "_MEMO", {})
+    costmodel.calibration()
+    assert measured == ["CUDA GPU Test 1"] * 2  # an old file is measured again
+
+
+def test_simulator_uses_nominal_constants(monkeypatch):
+    from runtime import cuda
+
+    monkeypatch.setattr(cuda, "status", lambda: (True, "numba's CUDA simulator (...)"))
+    assert costmodel.calibration() is SIMULATED
