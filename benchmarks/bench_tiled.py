@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    cols = ["launches T64", "tiles T64", "tiles T128", "strips R1", "strips R2", "strips R4"]
+    cols = ["launches T64", "tiles T64", "tiles T128", "strips 8x1", "strips 4x2", "strips 16x1"]
     print(f"{'case':>15} {'size':>6} " + " ".join(f"{c:>12}" for c in cols) + "   (ms; GCUPS of the best)",
           flush=True)
     for size in (int(s) for s in a.sizes.split(",")):
@@ -42,8 +42,8 @@ def main() -> None:
             runs = {"launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
                     "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
                     "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
-            for r in (1, 2, 4):
-                runs[f"strips R{r}"] = lambda cb, r=r: cuda.strip_fill(rec, p.index, r, cb)
+            for r, c in ((8, 1), (4, 2), (16, 1)):
+                runs[f"strips {r}x{c}"] = lambda cb, r=r, c=c: cuda.strip_fill(rec, p.index, r, cb, c)
             med = {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)
