@@ -228,7 +228,7 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
                         None)
     coop = [(steps * (bar + math.ceil(per_step / (b * THREADS * UNROLL)) * cal.round_s), b)
             for b, bar in cal.barrier_s]
-    out["cooperative"] = min(coop)[0], min(coop)[1]
+    out["cooperative"] = min(coop)
     most = max(b for b, _ in cal.barrier_s)
     out["launches"] = (steps * (cal.launch_s + math.ceil(per_step / (most * THREADS))
                                 * cal.round_s), None)

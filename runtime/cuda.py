@@ -104,21 +104,6 @@ def _device_cell(rec: Recurrence) -> Any:
     return CACHE.get(rec.func, ("cuda", "cell"), lambda: _cuda().jit(device=True)(rec.func))
 
 
-_STEP = """
-def step(M, t{args}):
-    n = M.shape[0]
-    m = M.shape[1]
-    {fix}
-    q = {lo} + cuda.grid(1)
-    hi = {hi}
-    stride = cuda.gridsize(1)
-    while q < hi:
-        i = {i}
-        j = {j}
-        M[i, j] = cell(M, i, j{args})
-        q += stride
-"""
-
 _STAGE = """
 def stage(M, cells, lo, hi{args}):
     q = lo + cuda.grid(1)
@@ -150,8 +135,18 @@ def tiles(M, td{args}):
         cuda.syncthreads()
 """
 
-#: The persistent tile loop's head (take the next tile from the ticket, wait for the
-#: tiles above and to the left) and tail (publish the tile), shared by the tile kernels.
+#: The persistent tile kernels' start (a grid of tiles ``{TV}`` columns wide), loop head
+#: (take the next tile from the ticket, wait for the tiles above and to the left) and
+#: loop tail (publish the tile).
+_TILE_HEAD = """
+def {kname}(M, order, flags, ticket{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    nv = (m + {TV} - 1) // {TV}
+    total = order.shape[0]
+    K = cuda.shared.array(1, int64)
+    r = cuda.threadIdx.x
+"""
 _TAKE_TILE = """    while True:
         if r == 0:
             K[0] = cuda.atomic.add(ticket, 0, 1)
@@ -177,15 +172,7 @@ _DONE_TILE = """        cuda.threadfence()
             cuda.atomic.exch(flags, tile, 1)
 """
 
-_WAVE = """
-def wave(M, order, flags, ticket{args}):
-    n = M.shape[0]
-    m = M.shape[1]
-    nv = (m + {T} - 1) // {T}
-    total = order.shape[0]
-    S = cuda.shared.array(({T} + 1, {T} + 2), DT)
-    K = cuda.shared.array(1, int64)
-    r = cuda.threadIdx.x
+_WAVE = _TILE_HEAD + """    S = cuda.shared.array(({T} + 1, {T} + 2), DT)
 """ + _TAKE_TILE + """        u0 = tu * {T}
         v0 = tv * {T}
         u = u0 + r
@@ -388,9 +375,7 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
                  copy_back: bool = True) -> DeviceFill:
     """One launch per step of a 2-D pattern; the table stays on the device."""
     code = PATTERNS[pattern_index].code
-    src = STEP_SOURCE[code]
-    kern = _kernel(rec, f"step-{code}", _STEP.format(
-        args=arg_tail(len(rec.args)), fix=src.fix, lo=src.lo, hi=src.hi, i=src.i, j=src.j), "step")
+    kern = _kernel(rec, f"step-{code}", _unrolled_step(code, 1, len(rec.args)), "step")
     n, m = rec.shape
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
@@ -420,8 +405,7 @@ def _coherent_cell(rec: Recurrence) -> Any:
     ``M`` skip L1 (for kernels that read cells other blocks wrote in the same launch);
     ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
     integers or floats."""
-    if rec.dtype.kind not in "iuf":
-        raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {rec.dtype}")
+    _loadable(rec.dtype)
 
     def build() -> Any:
         cuda = _cuda()
@@ -435,10 +419,37 @@ def _coherent_cell(rec: Recurrence) -> Any:
     return CACHE.get(rec.func, ("cuda", "coherent-wrapped"), build)
 
 
+def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
+                    indent: str) -> list[str]:
+    """Source lines computing ``unroll`` cells ``(i, j)``, the ``k``-th with ``var``
+    advanced by ``k * stride``, every cell before any is stored (the cells are
+    independent, so their reads overlap).
+
+    Examples
+    --------
+    >>> print("\\n".join(_unrolled_cells("r", "q", "q", "s", 2, "", "")))
+    i0 = r
+    j0 = q
+    x0 = cell(M, i0, j0)
+    i1 = r
+    j1 = (q + 1 * s)
+    x1 = cell(M, i1, j1)
+    M[i0, j0] = x0
+    M[i1, j1] = x1
+    """
+    lines, stores = [], []
+    for k in range(unroll):
+        at = (lambda e: re.sub(rf"\b{var}\b", f"({var} + {k} * {stride})", e)) if k else str
+        lines += [f"{indent}i{k} = {at(i)}", f"{indent}j{k} = {at(j)}",
+                  f"{indent}x{k} = cell(M, i{k}, j{k}{tail})"]
+        stores.append(f"{indent}M[i{k}, j{k}] = x{k}")
+    return lines + stores
+
+
 def _unrolled_step(code: str, unroll: int, nargs: int) -> str:
-    """Source of one step of pattern ``code`` as a grid-stride loop that computes
-    ``unroll`` cells a thread before storing any, so their reads overlap (the cells of a
-    step are independent); the remainder one at a time.
+    """Source of one step of pattern ``code`` as a grid-stride loop computing ``unroll``
+    cells a thread before storing any (:func:`_unrolled_cells`); the remainder one at a
+    time.
 
     Examples
     --------
@@ -446,17 +457,16 @@ def _unrolled_step(code: str, unroll: int, nargs: int) -> str:
             i0 = r
     """
     src = STEP_SOURCE[code]
-    at = lambda e, u: re.sub(r"\bq\b", f"(q + {u} * stride)", e)  # noqa: E731
-    L = [f"def step(M, t{arg_tail(nargs)}):", "    n = M.shape[0]", "    m = M.shape[1]",
+    tail = arg_tail(nargs)
+    L = [f"def step(M, t{tail}):", "    n = M.shape[0]", "    m = M.shape[1]",
          f"    {src.fix}", f"    q = {src.lo} + cuda.grid(1)", f"    hi = {src.hi}",
-         "    stride = cuda.gridsize(1)", f"    while q + {unroll - 1} * stride < hi:"]
-    for u in range(unroll):
-        L += [f"        i{u} = {at(src.i, u)}", f"        j{u} = {at(src.j, u)}",
-              f"        x{u} = cell(M, i{u}, j{u}{arg_tail(nargs)})"]
-    L += [f"        M[i{u}, j{u}] = x{u}" for u in range(unroll)]
-    L += [f"        q += {unroll} * stride", "    while q < hi:", f"        i = {src.i}",
-          f"        j = {src.j}", f"        M[i, j] = cell(M, i, j{arg_tail(nargs)})",
-          "        q += stride"]
+         "    stride = cuda.gridsize(1)",
+         f"    while q + {unroll - 1} * stride < hi:" if unroll > 1 else "    while q < hi:"]
+    L += _unrolled_cells(src.i, src.j, "q", "stride", unroll, tail, " " * 8)
+    L.append(f"        q += {unroll} * stride" if unroll > 1 else "        q += stride")
+    if unroll > 1:
+        L += ["    while q < hi:", *_unrolled_cells(src.i, src.j, "q", "stride", 1, tail, " " * 8),
+              "        q += stride"]
     return "\n".join(L) + "\n"
 
 
@@ -526,6 +536,13 @@ def _flip(expr: str, size: str, flipped: bool) -> str:
     return f"({size} - 1 - ({expr}))" if flipped else f"({expr})"
 
 
+def _loadable(dtype: np.dtype) -> None:
+    """``SourceUnavailable`` unless ``LOAD`` (:func:`_coherent`) reads cells of
+    ``dtype``: integers and floats."""
+    if np.dtype(dtype).kind not in "iuf":
+        raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {dtype}")
+
+
 def _coherent(cuda: Any) -> dict[str, Any]:
     """Names for kernels that read what other blocks of the same launch wrote: ``LOAD``,
     a load that skips the SM's L1 cache (``ld.global.cg``; L1 is not coherent across SMs,
@@ -535,6 +552,11 @@ def _coherent(cuda: Any) -> dict[str, Any]:
     if _simulated():
         return {"cuda": cuda, "LOAD": lambda a, i: a[i]}
     return {"cuda": cuda, "LOAD": cuda.ldcg, "NAP": np.uint32(200)}
+
+
+def _nap() -> str:
+    """Source of one pause between polls of a flag (``NAP`` of :func:`_coherent`)."""
+    return "pass" if _simulated() else "cuda.nanosleep(NAP)"
 
 
 def _tile_cell(rec: Recurrence, code: str, tile: int) -> Any:
@@ -592,12 +614,10 @@ def serves_strips(rec: Recurrence, code: str) -> bool:
     """Whether :func:`strip_fill` can fill ``rec`` in diagonal pattern ``code``'s frame:
     its reads are the three nearest neighbours there, at constant offsets, and its cells
     are numbers of at most 8 bytes."""
-    dt = rec.dtype
-    if dt.kind not in "biuf" or dt.itemsize > 8 or (dt.kind == "f" and dt.itemsize < 4):
-        return False
     if rec.ndim != 2:
         return False
     try:
+        _words(rec.dtype)
         return _frame_offsets(rec, code) <= _NEAREST
     except SourceUnavailable:
         return False
@@ -629,15 +649,14 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
     n, m = rec.shape
     nu, nv = math.ceil(n / tile), math.ceil(m / tile)
     try:
-        if rec.dtype.kind not in "iuf":  # L1-skipping loads take integers and floats
-            raise SourceUnavailable(f"{rec.dtype} cells")
+        _loadable(rec.dtype)
         cell = _tile_cell(rec, code, tile)
     except SourceUnavailable:
         return _diagonal_launches(rec, code, tile, copy_back)
     flip = {"I0": _flip("u0 - 1", "n", rows), "J0": _flip("v0 - 1", "m", cols),
             "Iu": _flip("u", "n", rows), "Jv": _flip("v", "m", cols)}
-    nap = "pass" if _simulated() else "cuda.nanosleep(NAP)"
-    src = _WAVE.format(T=int(tile), args=arg_tail(len(rec.args)), nap=nap, **flip)
+    src = _WAVE.format(T=int(tile), TV=int(tile), args=arg_tail(len(rec.args)), nap=_nap(),
+                       kname="wave", **flip)
     kern = _kernel(rec, f"wave-{code}-{tile}", src, "wave", cell,
                    DT=np.dtype(rec.dtype).type, int64=np.int64, **_coherent(_cuda()))
     sched = (_tile_order(nu, nv), np.zeros(nu * nv, np.int32), np.zeros(1, np.int64))
@@ -650,15 +669,7 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
                 label=f"shared-memory tiles {tile}x{tile}")
 
 
-_LINES = """
-def lines(M, order, flags, ticket{args}):
-    n = M.shape[0]
-    m = M.shape[1]
-    nv = (m + {TV} - 1) // {TV}
-    total = order.shape[0]
-    K = cuda.shared.array(1, int64)
-    r = cuda.threadIdx.x
-    T = cuda.blockDim.x
+_LINES = _TILE_HEAD + """    T = cuda.blockDim.x
 """ + _TAKE_TILE + """        u0 = tu * {TU}
         v0 = tv * {TV}
         for step in range({A}):
@@ -670,7 +681,7 @@ def lines(M, order, flags, ticket{args}):
 {unrolled}
                     {b} += {U} * T
                 while {b} < hi:
-                    M[{Iu}, {Jv}] = cell(M, {Iu}, {Jv}{args})
+{single}
                     {b} += T
             cuda.syncthreads()
 """ + _DONE_TILE
@@ -702,15 +713,11 @@ def line_fill(rec: Recurrence, pattern_index: int, frame: str, lines: int = 1,
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
     tail = arg_tail(len(rec.args))
-    at = [(re.sub(rf"\b{b}\b", f"({b} + {k} * T)", Iu), re.sub(rf"\b{b}\b", f"({b} + {k} * T)", Jv))
-          for k in range(unroll)]
-    body = ([f"                    x{k} = cell(M, {i}, {j}{tail})" for k, (i, j) in enumerate(at)]
-            + [f"                    M[{i}, {j}] = x{k}" for k, (i, j) in enumerate(at)])
+    cells = lambda k: "\n".join(_unrolled_cells(Iu, Jv, b, "T", k, tail, " " * 20))  # noqa: E731
     src = _LINES.format(
         args=tail, TU=TU, TV=TV, A=lines, a=a, b=b, na="n" if a == "u" else "m",
         nb="m" if b == "v" else "n", TB=width, last=unroll - 1, U=unroll,
-        unrolled="\n".join(body), Iu=Iu, Jv=Jv,
-        nap="pass" if _simulated() else "cuda.nanosleep(NAP)")
+        unrolled=cells(unroll), single=cells(1), nap=_nap(), kname="lines")
     kern = _kernel(rec, f"lines-{code}-{frame}-{lines}-{width}-{unroll}", src, "lines", cell,
                    int64=np.int64, **_coherent(_cuda()))
     n, m = rec.shape
@@ -748,7 +755,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     words = B * C * W  # words of one batch of the row above
     nb = math.ceil(words / 32)
     sync = "cuda.syncthreads()" if sim else "cuda.syncwarp(FULL)"
-    nap = "pass" if sim else "cuda.nanosleep(NAP)"
+    nap = _nap()
     L: list[str] = []
 
     def put(depth: int, *lines: str) -> None:
@@ -838,6 +845,16 @@ def _shuffled(dtype: np.dtype) -> Any:
     return dt.type if native else np.int64
 
 
+def _words(dtype: np.dtype) -> int:
+    """64-bit words a boundary value of ``dtype`` takes (:func:`_boundary_words`: 32 bits
+    of the value each); ``SourceUnavailable`` for cells the strips do not carry, anything
+    but bools, integers of up to 8 bytes and floats of 4 or 8."""
+    dt = np.dtype(dtype)
+    if dt.kind not in "biuf" or dt.itemsize > 8 or (dt.kind == "f" and dt.itemsize < 4):
+        raise SourceUnavailable(f"{dt} cells")
+    return 1 if dt.itemsize <= 4 else 2
+
+
 def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     """How a strip hands its last row to the strip below without fences: each value as
     ``W`` 64-bit words, 32 bits of the value and a ready bit (bit 32) each, so a word read
@@ -845,9 +862,7 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     at all).  ``(W, ENC, DEC)``: ``ENC(x)`` the words of a value, ``DEC(*words)`` the
     value; numba.cuda device functions, or plain functions under the simulator."""
     dt = np.dtype(dtype)
-    if dt.kind not in "biuf" or dt.itemsize > 8 or (dt.kind == "f" and dt.itemsize < 4):
-        raise SourceUnavailable(f"{dt} cells")
-    W = 1 if dt.itemsize <= 4 else 2
+    W = _words(dt)
     DT, lo = dt.type, np.int64(0xFFFFFFFF)
     ready = np.int64(1 << 32)
     if sim:

@@ -80,8 +80,9 @@ def checked_sweep(rec: Recurrence) -> tuple[tuple[str, ...], Sweep, np.ndarray, 
     """Fill a 2-D table sequentially with checked reads, trying lexicographic orders.
 
     Returns ``(regions, sweep, table, seconds)`` from the first order in which every read
-    was of a cell already filled (``seconds``: that sweep's run time), or a sentence saying why no order could be confirmed.  A real
-    out-of-bounds read raises ``OutOfBoundsError`` naming the cell, the read and the shape.
+    was of a cell already filled (``seconds``: that sweep's run time), or a sentence
+    saying why no order could be confirmed.  A real out-of-bounds read raises
+    ``OutOfBoundsError`` naming the cell, the read and the shape.
 
     Raises ``SourceUnavailable`` when the function's source cannot be rewritten and
     ``CompileError`` when numba cannot compile it.
