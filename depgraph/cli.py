@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "the GPU ready-check fill (cuda only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
+    p.add_argument("--score", action="store_true",
+                   help="only the last cell's value, keeping the few rows (or diagonals) still "
+                   "to be read: O(n) memory, for tables too large to hold; needs reads at "
+                   "constant offsets that a diagonal pattern allows")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_run)
 
@@ -133,6 +137,8 @@ def _run(args: argparse.Namespace) -> int:
     from runtime.fill import fill
 
     rec = _load(args)
+    if args.score:
+        return _run_score(args, rec)
     if args.output and not args.output.endswith(".npy"):
         raise UsageError(f"-o {args.output!r}: the table is saved as NumPy .npy; name it OUT.npy")
     update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
@@ -149,24 +155,74 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_score(args: argparse.Namespace, rec: Any) -> int:
+    from depgraph.errors import TooLargeError
+    from depgraph.progress import progress
+    from depgraph.trace import available_memory
+    from runtime.plan import make_plan
+    from runtime.score import score, verify_score
+
+    if args.output:
+        raise UsageError("--score keeps no table to save; leave out -o")
+    if args.schedule != "auto":
+        raise UsageError(f"--score walks a diagonal pattern; leave out --schedule {args.schedule}")
+    update = progress("filling cells", rec.cells, enabled=None if not args.json else False)
+    res = score(rec, backend=args.backend, progress=update)
+    verified = None
+    if args.verify:
+        table_bytes = rec.cells * rec.dtype.itemsize
+        if table_bytes > available_memory() // 2:
+            raise TooLargeError(f"--verify needs the whole {rec.shape} table for the reference "
+                                f"({table_bytes / 1e9:.1f} GB), more than half the free memory")
+        verified = verify_score(res, make_plan(rec).reference)
+    data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
+            "cells": rec.cells, **res.to_json(),
+            "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
+            "verified": verified}
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(format_score(data))
+    return 0
+
+
+def _head(d: dict[str, Any], what: str) -> list[str]:
+    """The first lines of ``depgraph run``'s text: the recurrence, the backend, ``what``
+    was done, and the fill's time."""
+    rate = f"{d['cells_per_s']:,.0f} cells/s" if d["cells_per_s"] else "n/a"
+    return [
+        f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}  ({d['cells']:,} cells)",
+        f"backend      {d['backend']}",
+        what,
+        f"fill         {d['compute_s']:.4f} s compute ({rate}); compiling {d['compile_s']:.2f} s apart",
+    ]
+
+
+def _why(d: dict[str, Any]) -> list[str]:
+    return [f"why          {note}" for note in d["notes"]] + (
+        [f"verify       {d['verified']}"] if d["verified"] else [])
+
+
+def format_score(d: dict[str, Any]) -> str:
+    """The readable text of ``depgraph run --score``."""
+    lines = _head(d, f"score        M{tuple(d['cell'])} = {d['value']}  "
+                     f"(the last cell of {d['pattern']})")
+    lines.append(f"memory       {d['kept_cells']:,} cells kept at once, of {d['cells']:,}")
+    if d["backend"] == "cuda":
+        lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
+                     f"host->device {d['h2d_s']:.4f} s")
+    return "\n".join(lines + _why(d))
+
+
 def format_run(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph run``."""
     pattern = f" {d['pattern']}" if d["pattern"] else ""
-    rate = f"{d['cells_per_s']:,.0f} cells/s" if d["cells_per_s"] else "n/a"
-    lines = [
-        f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}  ({d['cells']:,} cells)",
-        f"backend      {d['backend']}",
-        f"schedule     {d['schedule']}{pattern}: {d['steps']:,} steps",
-        f"fill         {d['compute_s']:.4f} s compute ({rate}); compiling {d['compile_s']:.2f} s apart",
-    ]
+    lines = _head(d, f"schedule     {d['schedule']}{pattern}: {d['steps']:,} steps")
     if d["backend"] == "cuda":
         lines.append(f"transfers    host->device {d['h2d_s']:.4f} s, device->host {d['d2h_s']:.4f} s "
                      "(apart from compute)")
     lines.append(f"planning     {d['plan_s']:.4f} s (reads checked at this size)")
-    for note in d["notes"]:
-        lines.append(f"why          {note}")
-    if d["verified"]:
-        lines.append(f"verify       {d['verified']}")
+    lines += _why(d)
     if d["output"]:
         lines.append(f"saved        {d['output']}")
     return "\n".join(lines)

@@ -67,3 +67,35 @@ def test_console_script_no_traceback(write_rec):
     assert r.stderr.startswith("depgraph: error: the recurrence is cyclic")
     r = subprocess.run([sys.executable, "-m", "depgraph", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "analyze" in r.stdout
+
+
+def test_run_score_prints_the_last_cell(write_rec, capsys):
+    path = write_rec(LCS)
+    assert main(["run", path, "--score", "--verify", "--backend", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "score        M(7, 6) = 4  (the last cell of NOSE)" in out
+    assert "verify       M(7, 6) equals the sequential reference exactly" in out
+    assert main(["run", path, "--score", "--json", "--backend", "python"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["value"], data["cell"], data["pattern"]) == (4, [7, 6], "NOSE")
+    assert data["kept_cells"] == 2 * 7 and data["cells"] == 8 * 7
+
+
+@pytest.mark.parametrize("extra, code, text", [
+    (["-o", "t.npy"], 2, "--score keeps no table to save"),
+    (["--schedule", "stages"], 2, "leave out --schedule stages"),
+])
+def test_run_score_usage_errors(write_rec, capsys, extra, code, text):
+    assert main(["run", write_rec(LCS), "--score", *extra]) == code
+    assert text in capsys.readouterr().err
+
+
+def test_run_score_needs_constant_offsets(write_rec, capsys):
+    body = """
+@recurrence(shape=(4, 6), dtype=np.int64, args=(np.array([1, 2, 3, 1]),))
+def knap(M, i, j, w):
+    return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] if j >= w[i] else 0)
+"""
+    assert main(["run", write_rec(body), "--score"]) == 1
+    err = capsys.readouterr().err
+    assert "needs every read of M at a constant offset" in err and "Traceback" not in err

@@ -141,3 +141,15 @@ def test_cost_model_calibrates_and_picks_on_the_gpu():
     rec = knapsack.make_knapsack(rng.integers(1, 1001, 300), rng.integers(1, 1001, 300), 200000)
     r = fill(rec, backend="cuda", verify=True)
     assert r.verified and any("cost model: " in x for x in r.notes)
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+def test_score_only_at_4100(code, write_rec):
+    from sources import neighbour_reads
+
+    from runtime.score import score, verify_score
+
+    rec = load(write_rec(neighbour_reads(code, (4100, 4099), far=True)))
+    res = score(rec, "cuda")
+    assert res.pattern == code and res.kept == 4 * 4100
+    verify_score(res, make_plan(rec).reference)
