@@ -156,18 +156,25 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_score(args: argparse.Namespace, rec: Any) -> int:
+    import numpy as np
+
     from depgraph.errors import TooLargeError
     from depgraph.progress import progress
     from depgraph.trace import available_memory
     from runtime.plan import make_plan
-    from runtime.score import score, verify_score
+    from runtime.score import score, score_plan, verify_score
 
-    if args.output:
-        raise UsageError("--score keeps no table to save; leave out -o")
     if args.schedule != "auto":
-        raise UsageError(f"--score walks a diagonal pattern; leave out --schedule {args.schedule}")
+        raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
+    if args.output and not args.output.endswith(".npy"):
+        raise UsageError(f"-o {args.output!r}: the last line is saved as NumPy .npy; name it OUT.npy")
+    if args.output and score_plan(rec).gpu:
+        raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
+                         "columns; this one walks anti-diagonals and keeps no whole line")
     update = progress("filling cells", rec.cells, enabled=None if not args.json else False)
     res = score(rec, backend=args.backend, progress=update)
+    if args.output and res.line is not None:
+        np.save(args.output, res.line)
     verified = None
     if args.verify:
         table_bytes = rec.cells * rec.dtype.itemsize
@@ -178,7 +185,8 @@ def _run_score(args: argparse.Namespace, rec: Any) -> int:
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
-            "verified": verified}
+            "verified": verified, "output": args.output,
+            "line_preview": None if res.line is None else _preview(res.line)}
     if args.json:
         print(json.dumps(data))
     else:
@@ -207,11 +215,27 @@ def format_score(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph run --score``."""
     lines = _head(d, f"score        M{tuple(d['cell'])} = {d['value']}  "
                      f"(the last cell of {d['pattern']})")
+    if d["line_preview"] is not None:
+        row = d["pattern"][0] == "R"
+        at = d["cell"][0] if row else d["cell"][1]
+        lines.append(f"last {'row   ' if row else 'column'}  M[{f'{at}, :' if row else f':, {at}'}] "
+                     f"({d['line_cells']:,} cells): {d['line_preview']}")
     lines.append(f"memory       {d['kept_cells']:,} cells kept at once, of {d['cells']:,}")
     if d["backend"] == "cuda":
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
                      f"host->device {d['h2d_s']:.4f} s")
-    return "\n".join(lines + _why(d))
+    lines += _why(d)
+    if d["output"]:
+        lines.append(f"saved        {d['output']}")
+    return "\n".join(lines)
+
+
+def _preview(line: Any, ends: int = 4) -> str:
+    """The first and last values of a line, ``a, b, ..., y, z``."""
+    values = [str(v) for v in line.tolist()]
+    if len(values) > 2 * ends:
+        values = values[:ends] + ["..."] + values[-ends:]
+    return ", ".join(values)
 
 
 def format_run(d: dict[str, Any]) -> str:

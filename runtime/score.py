@@ -1,17 +1,24 @@
-"""Score-only fills: the value of the last cell a diagonal pattern fills, keeping only the
-cells still to be read, so a table far too large to hold (a 10⁶ × 10⁶ LCS) is scored in
-O(n) memory.
+"""Score-only fills: the value of the last cell a pattern fills, keeping only the cells
+still to be read, so a table far too large to hold (a 10⁶ × 10⁶ LCS, a knapsack of
+capacity 10⁹) is scored in O(n) memory.
 
-Assumptions: the recurrence is 2-D and every read of ``M`` is at a constant offset
-(:func:`runtime.source.constant_offsets`), so the reads' regions, and a diagonal pattern
-that allows them, are known from the source without tracing the table.  The fill walks
-the pattern's NOSE frame (:data:`patterns.DIAGONAL_FLIPS`) row by row and keeps the last
-``K`` rows, ``K - 1`` being the farthest read upwards (CPU and ``python`` backends), or
-the last anti-diagonals (:func:`runtime.cuda.score_fill`, GPU).  Reads are checked on the
-CPU: every read on the CPU backends; on the GPU, the cells within the farthest read of
-the frame's first rows and columns (the only cells whose constant offsets can leave the
-table) are filled first on the CPU with checked reads, so an out-of-bounds read is
-reported, naming the cell and the read, as in every other fill.
+Assumptions: the recurrence is 2-D and its reads of ``M`` are at constant offsets, found
+in the source (:mod:`runtime.source`) instead of by tracing the table:
+
+- every read at a constant offset (``M[i - 1, j - 1]``) that a diagonal pattern allows
+  (LCS, edit distance): the fill walks the pattern's NOSE frame
+  (:data:`patterns.DIAGONAL_FLIPS`) row by row and keeps the last ``K`` rows, ``K - 1``
+  the farthest read upwards; on the GPU it keeps the last anti-diagonals
+  (:func:`runtime.cuda.score_fill`);
+- or every read's row (column) at a constant offset of one sign, whatever its column
+  (row), data-dependent included (knapsack's ``M[i - 1, j - w[i]]``): a row (column)
+  pattern; the fill walks rows (columns) in that order and keeps the last ``K``, on the
+  CPU.
+
+Reads are checked on the CPU: every read on the CPU backends; before a GPU fill, the
+cells within the farthest read of the frame's first rows and columns (the only cells
+whose constant offsets can leave the table) are filled on the CPU with checked reads.
+So an out-of-bounds read is reported, naming the cell and the read, as in every fill.
 """
 
 from __future__ import annotations
@@ -24,17 +31,41 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence
-from depgraph.errors import NoPatternError, OutOfBoundsError, RecurrenceError
+from depgraph.errors import NoPatternError, OutOfBoundsError, RecurrenceError, TooLargeError
 from patterns import BY_CODE, DIAGONAL_FLIPS, REGIONS, matching, region_codes
 from runtime.cache import CACHE, arg_tail, compile_source
-from runtime.source import SourceUnavailable, constant_offsets, function_namespace, rewrite_reads
+from runtime.source import (SourceUnavailable, axis_offsets, constant_offsets,
+                            function_namespace, rewrite_reads)
 
-__all__ = ["ScoreResult", "score_pattern", "score", "verify_score"]
+__all__ = ["ScorePlan", "ScoreResult", "score_plan", "score", "verify_score"]
+
+#: Line patterns by (axis, walking backwards).
+_LINES = {(0, False): "RUD", (0, True): "RDU", (1, False): "CLR", (1, True): "CRL"}
+
+
+@dataclass(frozen=True)
+class ScorePlan:
+    """How a score-only fill walks a recurrence: ``pattern``'s order, slices along
+    ``axis`` (0 rows, 1 columns) in order, ``flips`` (rows, columns reversed), the last
+    ``keep`` slices kept; ``left``: how far a diagonal pattern's reads go back across
+    slices (0 for line patterns); ``gpu``: whether the GPU window fill serves it."""
+
+    pattern: str
+    axis: int
+    flips: tuple[bool, bool]
+    keep: int
+    left: int
+    gpu: bool
+
+    def last(self, shape: tuple[int, ...]) -> tuple[int, int]:
+        """The cell the walk fills last."""
+        return (0 if self.flips[0] else shape[0] - 1, 0 if self.flips[1] else shape[1] - 1)
 
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """A score-only fill: the value of ``cell``, the last cell ``pattern`` fills.
+    """A score-only fill: the value of ``cell``, the last cell ``pattern`` fills, and for
+    a walk by rows (columns) ``line``, the whole last row (column) filled.
 
     ``kept`` is the number of cells the fill held at once; times in seconds (``check_s``:
     the CPU check of the edge cells before a GPU fill).
@@ -50,20 +81,52 @@ class ScoreResult:
     h2d_s: float = 0.0
     check_s: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    line: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
         value = self.value.item() if isinstance(self.value, np.generic) else self.value
         return {"value": value, "cell": list(self.cell), "pattern": self.pattern,
                 "backend": self.backend, "kept_cells": self.kept,
                 "compute_s": self.compute_s, "compile_s": self.compile_s,
-                "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes)}
+                "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes),
+                "line_cells": None if self.line is None else len(self.line)}
 
 
-def score_pattern(rec: Recurrence) -> tuple[str, list[tuple[int, int]]]:
-    """The diagonal pattern a score-only fill walks, and the reads' constant offsets.
+def _diagonal_plan(rec: Recurrence) -> ScorePlan | str:
+    try:
+        offsets = constant_offsets(rec.func, 2)
+    except SourceUnavailable as exc:
+        return str(exc)
+    di, dj = (np.array([o[k] for o in offsets], dtype=np.int64) for k in (0, 1))
+    regions = {REGIONS[c] for c in region_codes(di, dj)}
+    diagonal = [c for c in matching(regions) if c in DIAGONAL_FLIPS]
+    if not diagonal:
+        return f"no diagonal pattern allows the reads ({', '.join(sorted(regions))})"
+    rows, cols = DIAGONAL_FLIPS[diagonal[0]]
+    up = max((di if rows else -di for di, _ in offsets), default=0)
+    left = max((dj if cols else -dj for _, dj in offsets), default=0)
+    return ScorePlan(diagonal[0], 0, (rows, cols), up + 1, left, True)
 
-    ``NoPatternError`` when the recurrence is not 2-D, its reads are not at constant
-    offsets, or no diagonal pattern allows them.
+
+def _line_plan(rec: Recurrence, axis: int) -> ScorePlan | str:
+    name = ("row", "column")[axis]
+    try:
+        offsets = axis_offsets(rec.func, 2, axis)
+    except SourceUnavailable as exc:
+        return f"{name}s: {exc}"
+    if not (all(c < 0 for c in offsets) or all(c > 0 for c in offsets)):
+        return f"{name}s: reads {name}s {offsets} away, not all on one side"
+    back = offsets[0] > 0
+    flips = (back, False) if axis == 0 else (False, back)
+    return ScorePlan(_LINES[axis, back], axis, flips, max(abs(c) for c in offsets) + 1, 0,
+                     False)
+
+
+def score_plan(rec: Recurrence) -> ScorePlan:
+    """How a score-only fill walks ``rec`` (see the module docstring): a diagonal
+    pattern when its reads allow one, else rows, else columns.
+
+    ``NoPatternError`` when the recurrence is not 2-D or its reads fit neither.
 
     Examples
     --------
@@ -71,74 +134,79 @@ def score_pattern(rec: Recurrence) -> tuple[str, list[tuple[int, int]]]:
     >>> @recurrence(shape=(4, 5), dtype=np.int64)
     ... def paths(M, i, j):
     ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
-    >>> score_pattern(paths)
-    ('NOSE', [(-1, 0), (0, -1)])
+    >>> score_plan(paths)
+    ScorePlan(pattern='NOSE', axis=0, flips=(False, False), keep=2, left=1, gpu=True)
+    >>> @recurrence(shape=(4, 5), dtype=np.int64, args=(np.array([1, 2, 1, 3]),))
+    ... def knap(M, i, j, w):
+    ...     return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] + 1 if j >= w[i] else 0)
+    >>> score_plan(knap)
+    ScorePlan(pattern='RUD', axis=0, flips=(False, False), keep=2, left=0, gpu=False)
     """
     if rec.ndim != 2:
         raise NoPatternError(f"a score-only fill takes 2-D tables, not {rec.ndim}-D")
-    try:
-        offsets = constant_offsets(rec.func, 2)
-    except SourceUnavailable as exc:
-        raise NoPatternError(f"a score-only fill needs every read of M at a constant offset "
-                             f"(like M[i - 1, j - 1]): {exc}") from None
-    di, dj = (np.array([o[k] for o in offsets], dtype=np.int64) for k in (0, 1))
-    regions = {REGIONS[c] for c in region_codes(di, dj)}
-    diagonal = [c for c in matching(regions) if c in DIAGONAL_FLIPS]
-    if not diagonal:
-        raise NoPatternError(f"no diagonal pattern allows the reads ({', '.join(sorted(regions))}), "
-                             "so no score-only fill")
-    return diagonal[0], offsets
-
-
-def _frame(code: str, offsets: list[tuple[int, int]]) -> tuple[int, int]:
-    """Rows and columns a frame cell reads back at most: ``(K - 1, Kc)``."""
-    rows, cols = DIAGONAL_FLIPS[code]
-    up = max((di if rows else -di for di, _ in offsets), default=0)
-    left = max((dj if cols else -dj for _, dj in offsets), default=0)
-    return up, left
+    why = []
+    for plan in (_diagonal_plan(rec), _line_plan(rec, 0), _line_plan(rec, 1)):
+        if isinstance(plan, ScorePlan):
+            return plan
+        why.append(plan)
+    raise NoPatternError("a score-only fill needs the reads of M at constant offsets, in a "
+                         "diagonal pattern or along rows or columns: " + "; ".join(why))
 
 
 _RING = """
 def ring(B, ck, u0, u1, v1, n, m{args}):
-    K = B.shape[0]
     for u in range(u0, u1):
-        i = {i}
         for v in range(v1):
+            i = {i}
             j = {j}
-            B[i % K, j] = cell(B, i, j{args}, ck)
+            B[{slot}] = cell(B, i, j{args}, ck)
+"""
+
+_RING_READ = """
+def read(B, ck, x0, x1, a, b):
+    if a < 0 or a >= ck[0] or b < 0 or b >= ck[1]:
+        ck[2] = 1
+        ck[3] = x0
+        ck[4] = x1
+        ck[5] = a
+        ck[6] = b
+        return B[0, 0]
+    return B[{slot}]
 """
 
 
-def _ring_kernel(rec: Recurrence, code: str) -> Callable[[bool], Any]:
-    """The CPU ring sweep of ``code``'s frame with checked reads: rows ``u0 .. u1 - 1``,
-    each its first ``v1`` columns; table row ``i`` lives in ring row ``i % K``; the first
-    out-of-bounds read is kept in ``ck[2:7]`` (flag, cell, read), ``ck[0]`` the rows."""
+def _slot(axis: int, i: str, j: str) -> str:
+    """Where cell ``(i, j)`` lives in the ring ``B``: its row (column) modulo the ring's
+    size; the source text, for the compiled sweep."""
+    return f"{i} % B.shape[0], {j}" if axis == 0 else f"{i}, {j} % B.shape[1]"
+
+
+def _ring_slot(axis: int, B: np.ndarray, i: int, j: int) -> tuple[int, int]:
+    """:func:`_slot` in Python."""
+    return (i % B.shape[0], j) if axis == 0 else (i, j % B.shape[1])
+
+
+def _ring_kernel(rec: Recurrence, plan: ScorePlan) -> Callable[[bool], Any]:
+    """The CPU ring sweep of ``plan`` with checked reads: slices ``u0 .. u1 - 1`` in walk
+    order, each its first ``v1`` cells; the first out-of-bounds read kept in ``ck[2:7]``
+    (flag, cell, read), the table's shape in ``ck[0:2]``."""
     from runtime import cpu
 
     def build_cell() -> Any:
-        numba = cpu._numba()
-
-        @numba.njit(inline="always")
-        def read(B, ck, x0, x1, a, b):  # pragma: no cover - compiled
-            if a < 0 or a >= ck[0] or b < 0 or b >= B.shape[1]:
-                ck[2] = 1
-                ck[3] = x0
-                ck[4] = x1
-                ck[5] = a
-                ck[6] = b
-                return B[0, 0]
-            return B[a % B.shape[0], b]
-
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = read
+        ns["_dg_read"] = cpu._jit(compile_source(
+            _RING_READ.format(slot=_slot(plan.axis, "a", "b")), "read", {}), inline="always")
         src = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
         return cpu._jit(compile_source(src, "_dg_cell", ns), inline="always")
 
-    rows, cols = DIAGONAL_FLIPS[code]
-    cell = CACHE.get(rec.func, ("cpu", "ring-cell"), build_cell)
-    src = _RING.format(args=arg_tail(len(rec.args)), i="n - 1 - u" if rows else "u",
-                       j="m - 1 - v" if cols else "v")
-    return cpu._kernel(rec, f"ring-{code}", src, "ring", cell)
+    rows, cols = plan.flips
+    cell = CACHE.get(rec.func, ("cpu", "ring-cell", plan.axis), build_cell)
+    walk = {0: "n - 1 - {x}" if rows else "{x}", 1: "m - 1 - {x}" if cols else "{x}"}
+    outer, inner = (0, 1) if plan.axis == 0 else (1, 0)
+    index = {outer: walk[outer].format(x="u"), inner: walk[inner].format(x="v")}
+    src = _RING.format(args=arg_tail(len(rec.args)), i=index[0], j=index[1],
+                       slot=_slot(plan.axis, "i", "j"))
+    return cpu._kernel(rec, f"ring-{plan.pattern}", src, "ring", cell)
 
 
 def _raise_out_of_bounds(ck: np.ndarray, shape: tuple[int, int]) -> None:
@@ -146,48 +214,67 @@ def _raise_out_of_bounds(ck: np.ndarray, shape: tuple[int, int]) -> None:
         raise OutOfBoundsError((int(ck[3]), int(ck[4])), (int(ck[5]), int(ck[6])), shape)
 
 
-class _Ring:
-    """``M`` for the ``python`` backend: the last ``K`` rows, reads checked."""
+def _ring(rec: Recurrence, plan: ScorePlan) -> np.ndarray:
+    """The ring of the last ``plan.keep`` slices; ``TooLargeError`` when it would not fit
+    in the free memory."""
+    from depgraph.trace import available_memory
 
-    def __init__(self, rec: Recurrence, K: int) -> None:
-        self.buf = np.zeros((K, rec.shape[1]), dtype=rec.dtype)
-        self.shape, self.cell = rec.shape, (0, 0)
+    n, m = rec.shape
+    shape = (min(plan.keep, n), m) if plan.axis == 0 else (n, min(plan.keep, m))
+    nbytes = shape[0] * shape[1] * rec.dtype.itemsize
+    if nbytes > available_memory():
+        raise TooLargeError(f"a score-only fill of {plan.pattern} keeps {plan.keep} "
+                            f"{('rows', 'columns')[plan.axis]} of {shape[1 - plan.axis]:,} cells "
+                            f"({nbytes / 1e9:.1f} GB), more than the free memory")
+    return np.zeros(shape, dtype=rec.dtype)
+
+
+class _Ring:
+    """``M`` for the ``python`` backend: the last ``keep`` slices, reads checked."""
+
+    def __init__(self, rec: Recurrence, plan: ScorePlan) -> None:
+        self.buf = _ring(rec, plan)
+        self.axis, self.shape, self.cell = plan.axis, rec.shape, (0, 0)
+
+    def slot(self, i: int, j: int) -> tuple[int, int]:
+        return _ring_slot(self.axis, self.buf, i, j)
 
     def __getitem__(self, key: tuple[int, int]) -> Any:
         a, b = int(key[0]), int(key[1])
         if not (0 <= a < self.shape[0] and 0 <= b < self.shape[1]):
             raise OutOfBoundsError(self.cell, (a, b), self.shape)
-        return self.buf[a % len(self.buf), b]
+        return self.buf[self.slot(a, b)]
 
 
-def _python_score(rec: Recurrence, code: str, K: int,
-                  progress: Callable[[int], None] | None) -> tuple[Any, float]:
-    rows, cols = DIAGONAL_FLIPS[code]
+def _python_score(rec: Recurrence, plan: ScorePlan,
+                  progress: Callable[[int], None] | None) -> tuple[np.ndarray, float]:
     n, m = rec.shape
-    ring = _Ring(rec, K)
+    ring = _Ring(rec, plan)
+    rows = range(n - 1, -1, -1) if plan.flips[0] else range(n)
+    cols = range(m - 1, -1, -1) if plan.flips[1] else range(m)
+    outer, inner = (rows, cols) if plan.axis == 0 else (cols, rows)
     t0 = time.perf_counter()
-    for u in range(n):
-        i = n - 1 - u if rows else u
-        for v in range(m):
-            j = m - 1 - v if cols else v
+    for done, x in enumerate(outer, 1):
+        for y in inner:
+            i, j = (x, y) if plan.axis == 0 else (y, x)
             ring.cell = (i, j)
             try:
-                ring.buf[i % K, j] = rec.func(ring, i, j, *rec.args)
+                ring.buf[ring.slot(i, j)] = rec.func(ring, i, j, *rec.args)
             except RecurrenceError:
                 raise
             except Exception as exc:
                 raise RecurrenceError(f"cell {(i, j)} raised {type(exc).__name__}: {exc}") from None
         if progress:
-            progress((u + 1) * m)
-    last = (0 if rows else n - 1, 0 if cols else m - 1)
-    return ring.buf[last[0] % K, last[1]], time.perf_counter() - t0
+            progress(done * len(inner))
+    return ring.buf, time.perf_counter() - t0
 
 
 def score(rec: Recurrence, backend: str = "auto",
           progress: Callable[[int], None] | None = None) -> ScoreResult:
-    """The value of the last cell of ``rec``'s diagonal pattern (see the module
-    docstring), filled on ``backend`` (``auto``, ``cuda``, ``cpu`` or ``python``);
-    ``progress`` is called with the cells done so far (CPU backends).
+    """The value of the last cell of ``rec``'s walk (see the module docstring), filled
+    on ``backend`` (``auto``, ``cuda``, ``cpu`` or ``python``); ``progress`` is called with
+    the cells done so far (CPU backends).  Rows or columns with data-dependent reads run
+    on the CPU; ``--backend cuda`` asks for a diagonal pattern.
 
     Examples
     --------
@@ -201,58 +288,83 @@ def score(rec: Recurrence, backend: str = "auto",
     """
     from runtime.fill import resolve_backend
 
-    code, offsets = score_pattern(rec)
+    plan = score_plan(rec)
+    asked = backend
     backend, why = resolve_backend(backend)
-    up, left = _frame(code, offsets)
-    K = up + 1
+    notes = [why]
+    if backend == "cuda" and not plan.gpu:
+        if asked == "cuda":
+            raise NoPatternError(f"a score-only fill on the GPU needs reads at constant offsets "
+                                 f"in a diagonal pattern; {plan.pattern} walks rows or columns "
+                                 "on the CPU: use --backend cpu")
+        backend = "cpu"
+        notes.append(f"{plan.pattern}: no GPU score-only fill for rows or columns, so the CPU")
     n, m = rec.shape
-    rows, cols = DIAGONAL_FLIPS[code]
-    last = (0 if rows else n - 1, 0 if cols else m - 1)
-    notes = [why, f"reads at constant offsets allow {code}"]
+    outer, inner = (n, m) if plan.axis == 0 else (m, n)
+    slices = ("rows", "columns")[plan.axis]
+    notes.append(f"reads at constant {'' if plan.gpu else slices[:-1] + ' '}offsets allow "
+                 f"{plan.pattern}")
     if backend != "cuda":
-        notes.append(f"the last {K} rows kept")
+        notes.append(f"the last {plan.keep} {slices} kept")
+    last = plan.last(rec.shape)
     if backend == "python":
-        value, run_s = _python_score(rec, code, K, progress)
-        return ScoreResult(value, last, code, backend, K * m, run_s, 0.0, notes=tuple(notes))
+        B, run_s = _python_score(rec, plan, progress)
+        return _result(plan, B, last, backend, run_s, 0.0, notes)
     from runtime import cpu
 
-    kern = _ring_kernel(rec, code)
-    B = np.zeros((K, m), dtype=rec.dtype)
+    kern = _ring_kernel(rec, plan)
+    B = _ring(rec, plan)
     ck = np.zeros(7, dtype=np.int64)
-    ck[0] = n
+    ck[0], ck[1] = n, m
     if backend == "cpu":
-        notes.append("one core: the sweep keeps rows in order")
-        chunk = max(1, n // 100)
+        notes.append(f"one core: the sweep keeps {slices} in order")
+        chunk = max(1, outer // 100)
         compile_s = run_s = 0.0
-        for u0 in range(0, n, chunk):
-            t = cpu._call(kern, B, ck, u0, min(n, u0 + chunk), m, n, m, *rec.args)
+        for u0 in range(0, outer, chunk):
+            t = cpu._call(kern, B, ck, u0, min(outer, u0 + chunk), inner, n, m, *rec.args)
             compile_s, run_s = compile_s + t.compile_s, run_s + t.run_s
             _raise_out_of_bounds(ck, rec.shape)
             if progress:
-                progress(min(n, u0 + chunk) * m)
-        value = B[last[0] % K, last[1]]
-        return ScoreResult(value, last, code, backend, K * m, run_s, compile_s,
-                           notes=tuple(notes))
-    # the GPU: the edge cells checked on the CPU first (the first K rows, then the first
-    # `left` columns of every row: reads go up and left, so these cells read only these)
-    check_s = cpu._call(kern, B, ck, 0, min(n, K), m, n, m, *rec.args).run_s
-    if left:
-        check_s += cpu._call(kern, B, ck, min(n, K), n, min(m, left), n, m, *rec.args).run_s
+                progress(min(outer, u0 + chunk) * inner)
+        return _result(plan, B, last, backend, run_s, compile_s, notes)
+    # the GPU: the edge cells checked on the CPU first (the first `keep` rows, then the
+    # first `left` columns of every row: reads go up and left, so these cells read only these)
+    K = min(n, plan.keep)
+    check_s = cpu._call(kern, B, ck, 0, K, m, n, m, *rec.args).run_s
+    if plan.left:
+        check_s += cpu._call(kern, B, ck, K, n, min(m, plan.left), n, m, *rec.args).run_s
     _raise_out_of_bounds(ck, rec.shape)
     from runtime import cuda
 
-    res = cuda.score_fill(rec, BY_CODE[code].index)
+    res = cuda.score_fill(rec, BY_CODE[plan.pattern].index)
     notes += [f"the last {res.window} anti-diagonals kept",
-              f"edge cells checked on the CPU first ({min(n, K)} rows, {min(m, left)} columns)"]
-    return ScoreResult(res.value, res.cell, code, backend, res.window * n, res.compute_s,
-                       res.compile_s, res.h2d_s, check_s, tuple(notes))
+              f"edge cells checked on the CPU first ({K} rows, {min(m, plan.left)} columns)"]
+    return ScoreResult(res.value, res.cell, plan.pattern, backend, res.window * n,
+                       res.compute_s, res.compile_s, res.h2d_s, check_s, tuple(notes))
+
+
+def _result(plan: ScorePlan, B: np.ndarray, last: tuple[int, int], backend: str,
+            run_s: float, compile_s: float, notes: list[str]) -> ScoreResult:
+    """The result of a ring sweep: the last cell, and for rows (columns) the last line."""
+    slot = _ring_slot(plan.axis, B, *last)
+    line = None
+    if not plan.gpu:
+        line = B[slot[0]].copy() if plan.axis == 0 else B[:, slot[1]].copy()
+    return ScoreResult(B[slot], last, plan.pattern, backend, B.size, run_s, compile_s,
+                       notes=tuple(notes), line=line)
 
 
 def verify_score(result: ScoreResult, reference: np.ndarray) -> str:
-    """Compare a score with the sequential reference table's cell, as
+    """Compare a score (and its last line) with the sequential reference table, as
     :func:`runtime.fill.compare` compares tables (``RecurrenceError`` when they differ)."""
     from runtime.fill import compare
 
     table = reference.copy()
     table[result.cell] = result.value
-    return f"M{result.cell} {compare(table, reference)}"
+    what = f"M{result.cell}"
+    if result.line is not None:
+        i, j = result.cell
+        row = result.pattern[0] == "R"
+        table[(i, slice(None)) if row else (slice(None), j)] = result.line
+        what = f"M[{i}, :]" if row else f"M[:, {j}]"
+    return f"{what} {compare(table, reference)}"

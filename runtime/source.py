@@ -21,7 +21,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace", "constant_offsets"]
+__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace", "constant_offsets",
+           "axis_offsets"]
 
 CHECK = "_dg_check"
 
@@ -79,6 +80,33 @@ def _offset(node: ast.expr, name: str) -> int | None:
     return None
 
 
+def _reads(func: Callable[..., Any], ndim: int,
+           offset: Callable[[ast.Subscript, list[ast.expr]], Any]) -> list[Any]:
+    """``offset(read, indices)`` of every read of ``M`` in the cell function (``None``
+    when the read does not fit); ``SourceUnavailable`` naming the first read that does
+    not fit, an index parameter reassigned, or a use of ``M`` other than a read."""
+    fn = _definition(func, ndim)
+    params = [a.arg for a in fn.args.args]
+    table, index = params[0], params[1:1 + ndim]
+    found: list[Any] = []
+    subscripts: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load):
+            raise SourceUnavailable(f"index {node.id!r} is reassigned (line {node.lineno})")
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id == table:
+            subscripts.add(id(node.value))
+            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            found.append(offset(node, list(elts)))
+            if found[-1] is None:
+                raise SourceUnavailable(
+                    f"the read {ast.unparse(node)} (line {node.lineno}) is not at a constant offset")
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == table and id(node) not in subscripts:
+            raise SourceUnavailable(f"{table!r} is used other than by reads (line {node.lineno})")
+    return found
+
+
 def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...]]:
     """The offsets of the cell function's reads of ``M`` when every read is written as
     ``M[x0 + c0, x1 + c1, ...]`` with integer literals ``c`` (``x`` its index parameters,
@@ -95,27 +123,35 @@ def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...
     >>> constant_offsets(f, 2)
     [(-1, 0), (0, -1)]
     """
-    fn = _definition(func, ndim)
-    params = [a.arg for a in fn.args.args]
-    table, index = params[0], params[1:1 + ndim]
-    found: list[tuple[int, ...]] = []
-    subscripts: set[int] = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load):
-            raise SourceUnavailable(f"index {node.id!r} is reassigned (line {node.lineno})")
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
-                and node.value.id == table:
-            subscripts.add(id(node.value))
-            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            offs = [_offset(e, x) for e, x in zip(elts, index)]
-            if len(elts) != ndim or None in offs:
-                raise SourceUnavailable(
-                    f"the read {ast.unparse(node)} (line {node.lineno}) is not at a constant offset")
-            found.append(tuple(int(o) for o in offs if o is not None))
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and node.id == table and id(node) not in subscripts:
-            raise SourceUnavailable(f"{table!r} is used other than by reads (line {node.lineno})")
-    return sorted(set(found))
+    index = [a.arg for a in _definition(func, ndim).args.args][1:1 + ndim]
+
+    def offsets(_: ast.Subscript, elts: list[ast.expr]) -> tuple[int, ...] | None:
+        offs = [_offset(e, x) for e, x in zip(elts, index)]
+        return None if len(elts) != ndim or None in offs else tuple(int(o or 0) for o in offs)
+
+    return sorted(set(_reads(func, ndim, offsets)))
+
+
+def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:
+    """The offsets along index ``axis`` of the cell function's reads of ``M`` when every
+    read's index there is ``x + c`` (an integer literal ``c``), whatever its other
+    indices (data-dependent ones included), under the same rules as
+    :func:`constant_offsets`; ``SourceUnavailable`` otherwise.
+
+    Examples
+    --------
+    >>> def knapsack(M, i, j, w, v):
+    ...     if i == 0:
+    ...         return 0
+    ...     if j < w[i]:
+    ...         return M[i - 1, j]
+    ...     return max(M[i - 1, j], M[i - 1, j - w[i]] + v[i])
+    >>> axis_offsets(knapsack, 2, 0)
+    [-1]
+    """
+    x = [a.arg for a in _definition(func, ndim).args.args][1 + axis]
+    return sorted(set(_reads(func, ndim, lambda _, elts: _offset(elts[axis], x)
+                             if len(elts) == ndim else None)))
 
 
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,

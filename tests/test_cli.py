@@ -82,7 +82,8 @@ def test_run_score_prints_the_last_cell(write_rec, capsys):
 
 
 @pytest.mark.parametrize("extra, code, text", [
-    (["-o", "t.npy"], 2, "--score keeps no table to save"),
+    (["-o", "t.npy"], 2, "this one walks anti-diagonals and keeps no whole line"),
+    (["-o", "t.txt"], 2, "name it OUT.npy"),
     (["--schedule", "stages"], 2, "leave out --schedule stages"),
 ])
 def test_run_score_usage_errors(write_rec, capsys, extra, code, text):
@@ -90,12 +91,26 @@ def test_run_score_usage_errors(write_rec, capsys, extra, code, text):
     assert text in capsys.readouterr().err
 
 
-def test_run_score_needs_constant_offsets(write_rec, capsys):
-    body = """
+def test_run_score_of_rows_and_its_limits(write_rec, capsys, tmp_path):
+    import numpy as np
+
+    knapsack = """
 @recurrence(shape=(4, 6), dtype=np.int64, args=(np.array([1, 2, 3, 1]),))
 def knap(M, i, j, w):
-    return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] if j >= w[i] else 0)
+    return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] + 1 if j >= w[i] else 0)
 """
-    assert main(["run", write_rec(body), "--score"]) == 1
+    out_path = tmp_path / "last.npy"
+    assert main(["run", write_rec(knapsack), "--score", "--verify", "-o", str(out_path)]) == 0
+    out = capsys.readouterr().out
+    assert "M(3, 5) = 2  (the last cell of RUD)" in out and "the last 2 rows kept" in out
+    assert "last row     M[3, :] (6 cells): 0, 1, 1, 2, 2, 2" in out
+    assert "verify       M[3, :] equals the sequential reference exactly" in out
+    assert np.load(out_path).tolist() == [0, 1, 1, 2, 2, 2]
+    updown = """
+@recurrence(shape=(4, 6), dtype=np.int64)
+def updown(M, i, j):
+    return 0 if i in (0, 3) else M[i - 1, j] + M[i + 1, j]
+"""
+    assert main(["run", write_rec(updown), "--score"]) == 1
     err = capsys.readouterr().err
-    assert "needs every read of M at a constant offset" in err and "Traceback" not in err
+    assert "rows: reads rows [-1, 1] away, not all on one side" in err and "Traceback" not in err

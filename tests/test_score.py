@@ -6,7 +6,7 @@ from depgraph import load
 from depgraph.errors import NoPatternError, OutOfBoundsError
 from patterns import DIAGONAL_FLIPS
 from runtime.plan import make_plan
-from runtime.score import score, score_pattern, verify_score
+from runtime.score import score, score_plan, verify_score
 
 CASES = [(code, shape, "cpu") for code in DIAGONAL_FLIPS for shape in [(7, 9), (9, 4), (1, 6), (6, 1)]]
 CASES += [(code, shape, backend) for code in DIAGONAL_FLIPS for shape in [(7, 9), (6, 1)]
@@ -23,7 +23,7 @@ def test_score_is_the_reference_last_cell(code, shape, backend, write_rec):
     assert res.cell == (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
     assert res.value == make_plan(rec).reference[res.cell]
     if backend != "cuda":
-        assert res.kept == 3 * shape[1]  # the read two rows up: three rows kept
+        assert res.kept == min(3, shape[0]) * shape[1]  # the read two rows up: three rows kept
     else:
         assert res.kept == 4 * shape[0]  # four anti-diagonals of a row each
 
@@ -44,28 +44,88 @@ def test_score_of_floats(write_rec):
     assert "matches the sequential reference" in verify_score(res, make_plan(rec).reference)
 
 
+LINES = {  # reads one and two lines back along the walk, the first at a data-dependent place
+    "RUD": ("M[i - 1, W[j] % {m}]", "M[i - 2, j]", "i >= 2", "i >= 1"),
+    "RDU": ("M[i + 1, W[j] % {m}]", "M[i + 2, j]", "i < {n} - 2", "i < {n} - 1"),
+    "CLR": ("M[W[i] % {n}, j - 1]", "M[i, j - 2]", "j >= 2", "j >= 1"),
+    "CRL": ("M[W[i] % {n}, j + 1]", "M[i, j + 2]", "j < {m} - 2", "j < {m} - 1"),
+}
+
+
+def line_reads(code, shape):
+    n, m = shape
+    near, far, has_far, has_near = (x.format(n=n, m=m) for x in LINES[code])
+    return f"""
+W = (np.arange({max(shape)}) * 7 + 3).astype(np.int64)
+
+@recurrence(shape={shape}, dtype=np.int64, args=(W,))
+def line(M, i, j, W):
+    total = W[i] + 2 * W[j]
+    if {has_near}:
+        total += 3 * {near}
+    if {has_far}:
+        total += 5 * {far}
+    return total % 1000003
+"""
+
+
+@pytest.mark.parametrize("code", sorted(LINES))
+@pytest.mark.parametrize("backend", ["cpu", "python"])
+def test_score_walks_rows_or_columns_with_data_dependent_reads(code, backend, write_rec):
+    rec = load(write_rec(line_reads(code, (9, 7))))
+    plan = score_plan(rec)
+    assert (plan.pattern, plan.keep, plan.gpu) == (code, 3, False)
+    res = score(rec, backend)
+    assert res.cell == plan.last((9, 7)) and res.kept == 3 * (7 if code[0] == "R" else 9)
+    reference = make_plan(rec).reference
+    assert res.value == reference[res.cell]
+    last = reference[res.cell[0]] if code[0] == "R" else reference[:, res.cell[1]]
+    np.testing.assert_array_equal(res.line, last)
+    assert verify_score(res, reference).startswith(
+        f"M[{res.cell[0]}, :] equals" if code[0] == "R" else f"M[:, {res.cell[1]}] equals")
+
+
+def test_score_ring_must_fit_in_memory(write_rec, monkeypatch):
+    import importlib
+
+    from depgraph.errors import TooLargeError
+
+    trace = importlib.import_module("depgraph.trace")  # the module, not depgraph.trace()
+
+    rec = load(write_rec(line_reads("CLR", (9, 7))))
+    monkeypatch.setattr(trace, "available_memory", lambda: 100)
+    with pytest.raises(TooLargeError, match=r"keeps 3 columns of 9 cells \(0.0 GB\)"):
+        score(rec, "cpu")
+
+
+def test_score_of_rows_on_a_gpu_machine_runs_on_the_cpu(write_rec, monkeypatch):
+    from runtime import fill
+
+    rec = load(write_rec(line_reads("RUD", (6, 5))))
+    monkeypatch.setattr(fill, "resolve_backend", lambda b: ("cuda", "a GPU (test)"))
+    res = score(rec, "auto")
+    assert res.backend == "cpu" and "RUD: no GPU score-only fill for rows or columns" in res.notes[1]
+    with pytest.raises(NoPatternError, match="use --backend cpu"):
+        score(rec, "cuda")
+
+
 @pytest.mark.parametrize("body, text", [
     ("""
-@recurrence(shape=(4, 6), dtype=np.int64, args=(np.array([1, 2, 3, 1]),))
-def knap(M, i, j, w):
-    return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] if j >= w[i] else 0)
-""", "constant offset"),
-    ("""
-@recurrence(shape=(4, 6), dtype=np.int64)
-def rows(M, i, j):
-    if i == 0 or j == 0 or j == 5:
-        return 1
-    return M[i - 1, j - 1] + M[i - 1, j + 1]
-""", "no diagonal pattern allows the reads (UpLeft, UpRight)"),
+@recurrence(shape=(4, 6), dtype=np.int64, args=(np.array([1, 2, 3, 1, 0, 2]),))
+def mixed(M, i, j, w):
+    return 0 if i == 0 or j == 0 else M[i - 1, j] + M[i, w[j]]
+""", "rows: reads rows [-1, 0] away, not all on one side; "
+     "columns: the read M[i, w[j]] (line 3) is not at a constant offset"),
     ("""
 @recurrence(shape=(3, 3, 3), dtype=np.int64)
 def cube(M, i, j, k):
     return 1 if i == 0 else M[i - 1, j, k]
 """, "2-D tables, not 3-D"),
 ])
-def test_score_needs_constant_offsets_in_a_diagonal_pattern(body, text, write_rec):
-    with pytest.raises(NoPatternError, match=text.replace("(", r"\(").replace(")", r"\)")):
-        score_pattern(load(write_rec(body)))
+def test_score_needs_reads_at_constant_offsets(body, text, write_rec):
+    with pytest.raises(NoPatternError) as err:
+        score_plan(load(write_rec(body)))
+    assert text in str(err.value)
 
 
 @pytest.mark.parametrize("backend", ["cpu", "python", "cuda"])
