@@ -81,8 +81,8 @@ def _offset(node: ast.expr, name: str) -> int | None:
 
 
 def _reads(func: Callable[..., Any], ndim: int,
-           offset: Callable[[ast.Subscript, list[ast.expr]], Any]) -> list[Any]:
-    """``offset(read, indices)`` of every read of ``M`` in the cell function (``None``
+           offset: Callable[[list[ast.expr]], Any]) -> list[Any]:
+    """``offset(indices)`` of every read of ``M`` in the cell function (``None``
     when the read does not fit); ``SourceUnavailable`` naming the first read that does
     not fit, an index parameter reassigned, or a use of ``M`` other than a read."""
     fn = _definition(func, ndim)
@@ -97,7 +97,7 @@ def _reads(func: Callable[..., Any], ndim: int,
                 and node.value.id == table:
             subscripts.add(id(node.value))
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            found.append(offset(node, list(elts)))
+            found.append(offset(list(elts)))
             if found[-1] is None:
                 raise SourceUnavailable(
                     f"the read {ast.unparse(node)} (line {node.lineno}) is not at a constant offset")
@@ -125,7 +125,7 @@ def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...
     """
     index = [a.arg for a in _definition(func, ndim).args.args][1:1 + ndim]
 
-    def offsets(_: ast.Subscript, elts: list[ast.expr]) -> tuple[int, ...] | None:
+    def offsets(elts: list[ast.expr]) -> tuple[int, ...] | None:
         offs = [_offset(e, x) for e, x in zip(elts, index)]
         return None if len(elts) != ndim or None in offs else tuple(int(o or 0) for o in offs)
 
@@ -150,7 +150,7 @@ def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:
     [-1]
     """
     x = [a.arg for a in _definition(func, ndim).args.args][1 + axis]
-    return sorted(set(_reads(func, ndim, lambda _, elts: _offset(elts[axis], x)
+    return sorted(set(_reads(func, ndim, lambda elts: _offset(elts[axis], x)
                              if len(elts) == ndim else None)))
 
 
