@@ -39,6 +39,7 @@ import math
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,10 @@ def calibration(refresh: bool = False) -> Calibration:
         if cal is not None and (cal.version != VERSION or cal.device != device):
             cal = None
     if cal is None:
-        cal = measure(device)
+        from depgraph.progress import progress
+
+        cal = measure(device, progress(f"calibrating the GPU cost model, once for {device} "
+                                       f"(cached in {path}); steps", MEASURE_STEPS))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(asdict(cal), indent=1))
@@ -170,13 +174,20 @@ def strip_steps(n: int, m: int) -> float:
             + math.ceil(n / (32 * STRIP_ROWS)) * (2 * STRIP_BATCH + 31))
 
 
-def measure(device: str) -> Calibration:
-    """Time the latencies and the probe's fills on the current device."""
+#: The steps :func:`measure` reports as it goes.
+MEASURE_STEPS = 5
+
+
+def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Calibration:
+    """Time the latencies and the probe's fills on the current device, calling ``done``
+    with each of the ``MEASURE_STEPS`` steps finished."""
     from runtime import cuda
 
     sms = cuda.multiprocessors()
     launch = cuda.launch_latency()
+    done(1)
     barriers = tuple((k * sms, cuda.barrier_latency(k * sms)) for k in (1, 2, 4, 8))
+    done(2)
     rows = BY_CODE["RUD"].index
 
     def best(run: Any) -> float:
@@ -189,10 +200,13 @@ def measure(device: str) -> Calibration:
                                               UNROLL).compute_s)
     rounds = math.ceil(m / (blocks * THREADS * UNROLL))
     round_s = max(coop / n - bar, 0.0) / rounds
+    done(3)
     tall = best(lambda: cuda.line_fill(probe(2048, LINE_WIDTH), rows, "NOSE",
                                        copy_back=False).compute_s)  # a tile a diagonal
+    done(4)
     strips = best(lambda: cuda.strip_fill(probe(4096, 8192), BY_CODE["NOSE"].index,
                                           copy_back=False).compute_s)
+    done(5)
     return Calibration(device, sms, launch, barriers, round_s, tall / 2048,
                        strips / strip_steps(4096, 8192),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))

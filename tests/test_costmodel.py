@@ -64,8 +64,8 @@ def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
     measured = []
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
     monkeypatch.setattr(cuda, "status", lambda: (True, "CUDA GPU Test 1"))
-    monkeypatch.setattr(costmodel, "measure",
-                        lambda device: measured.append(device) or replace(CAL, device=device))
+    monkeypatch.setattr(costmodel, "measure", lambda device, done: measured.append(device)
+                        or replace(CAL, device=device))
     monkeypatch.setattr(costmodel, "_MEMO", {})
     first = costmodel.calibration()
     path = costmodel.cache_path("CUDA GPU Test 1")
@@ -84,3 +84,29 @@ def test_simulator_uses_nominal_constants(monkeypatch):
 
     monkeypatch.setattr(cuda, "status", lambda: (True, "numba's CUDA simulator (...)"))
     assert costmodel.calibration() is SIMULATED
+
+
+def test_calibration_shows_its_steps_on_a_terminal(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    from runtime import cuda
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def measure(device, done):
+        for step in range(1, costmodel.MEASURE_STEPS + 1):
+            done(step)
+        return replace(CAL, device=device)
+
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    monkeypatch.setattr(cuda, "status", lambda: (True, "CUDA GPU Test 2"))
+    monkeypatch.setattr(costmodel, "measure", measure)
+    monkeypatch.setattr(costmodel, "_MEMO", {})
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    costmodel.calibration()
+    shown = sys.stderr.getvalue()
+    assert "calibrating the GPU cost model, once for CUDA GPU Test 2" in shown
+    assert shown.endswith("steps: 5/5 (100%)\n")
