@@ -1,13 +1,15 @@
 """The ``depgraph`` command line: parse, call the library, print.
 
 Exit status: 0 success; 1 the recurrence is invalid or failed (one paragraph on stderr,
-no traceback); 2 usage errors (argparse's own, and ``UsageError``).
+no traceback); 2 usage errors (argparse's own, and ``UsageError``); 141 the output's reader
+left early (as a shell reports a pipe closed under a program).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -324,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("depgraph: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output's reader left (`depgraph run ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def entry() -> None:

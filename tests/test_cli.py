@@ -114,3 +114,15 @@ def updown(M, i, j):
     assert main(["run", write_rec(updown), "--score"]) == 1
     err = capsys.readouterr().err
     assert "rows: reads rows [-1, 1] away, not all on one side" in err and "Traceback" not in err
+
+
+def test_a_closed_output_pipe_ends_quietly(write_rec):
+    # `depgraph ... | head`: the reader leaves before the output is written
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    r = subprocess.run([sys.executable, "-m", "depgraph", "analyze", write_rec(LCS)],
+                       stdout=write, stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    assert r.returncode == 141 and r.stderr == ""
