@@ -57,9 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
     p.add_argument("--score", action="store_true",
-                   help="only the last cell's value, keeping the few rows (or diagonals) still "
-                   "to be read: O(n) memory, for tables too large to hold; needs reads at "
-                   "constant offsets that a diagonal pattern allows")
+                   help="only the last cell's value, keeping the few rows, columns or "
+                   "diagonals still to be read: O(n) memory, for tables too large to hold; "
+                   "needs reads at constant offsets that a diagonal pattern allows, or a "
+                   "constant number of rows (columns) back; -o saves the last row (column)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_run)
 
@@ -170,12 +171,13 @@ def _run_score(args: argparse.Namespace, rec: Any) -> int:
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
     if args.output and not args.output.endswith(".npy"):
         raise UsageError(f"-o {args.output!r}: the last line is saved as NumPy .npy; name it OUT.npy")
-    if args.output and score_plan(rec).gpu:
+    plan = score_plan(rec)
+    if args.output and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
     update = progress("filling cells", rec.cells, enabled=None if not args.json else False)
-    res = score(rec, backend=args.backend, progress=update)
-    if args.output and res.line is not None:
+    res = score(rec, backend=args.backend, progress=update, plan=plan)
+    if args.output:  # a walk by rows or columns (checked above): the last line
         np.save(args.output, res.line)
     verified = None
     if args.verify:
@@ -217,11 +219,9 @@ def format_score(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph run --score``."""
     lines = _head(d, f"score        M{tuple(d['cell'])} = {d['value']}  "
                      f"(the last cell of {d['pattern']})")
-    if d["line_preview"] is not None:
-        row = d["pattern"][0] == "R"
-        at = d["cell"][0] if row else d["cell"][1]
-        lines.append(f"last {'row   ' if row else 'column'}  M[{f'{at}, :' if row else f':, {at}'}] "
-                     f"({d['line_cells']:,} cells): {d['line_preview']}")
+    if d["line"] is not None:
+        lines.append(f"{'last ' + d['line_kind']:<12} {d['line']} ({d['line_cells']:,} cells): "
+                     f"{d['line_preview']}")
     lines.append(f"memory       {d['kept_cells']:,} cells kept at once, of {d['cells']:,}")
     if d["backend"] == "cuda":
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence
-from depgraph.errors import NoPatternError, OutOfBoundsError, RecurrenceError, TooLargeError
+from depgraph.errors import (CellFunctionError, NoPatternError, OutOfBoundsError,
+                             RecurrenceError, TooLargeError)
 from patterns import BY_CODE, DIAGONAL_FLIPS, REGIONS, matching, region_codes
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, axis_offsets, constant_offsets,
@@ -83,12 +84,35 @@ class ScoreResult:
     notes: tuple[str, ...] = field(default=())
     line: np.ndarray | None = None
 
+    @property
+    def line_kind(self) -> str | None:
+        """``"row"`` or ``"column"``: what ``line`` is (the pattern's storage order);
+        ``None`` without a line."""
+        return None if self.line is None else BY_CODE[self.pattern].storage[:-1]
+
+    @property
+    def line_at(self) -> tuple[Any, Any] | None:
+        """Where ``line`` sits in the table: ``(i, slice(None))`` for a row,
+        ``(slice(None), j)`` for a column; ``None`` without a line."""
+        if self.line is None:
+            return None
+        i, j = self.cell
+        return (i, slice(None)) if self.line_kind == "row" else (slice(None), j)
+
+    @property
+    def line_name(self) -> str | None:
+        """``line_at`` written as ``M[i, :]`` or ``M[:, j]``."""
+        at = self.line_at
+        return None if at is None else (
+            "M[" + ", ".join(":" if isinstance(k, slice) else str(k) for k in at) + "]")
+
     def to_json(self) -> dict[str, Any]:
         value = self.value.item() if isinstance(self.value, np.generic) else self.value
         return {"value": value, "cell": list(self.cell), "pattern": self.pattern,
                 "backend": self.backend, "kept_cells": self.kept,
                 "compute_s": self.compute_s, "compile_s": self.compile_s,
                 "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes),
+                "line": self.line_name, "line_kind": self.line_kind,
                 "line_cells": None if self.line is None else len(self.line)}
 
 
@@ -263,18 +287,20 @@ def _python_score(rec: Recurrence, plan: ScorePlan,
             except RecurrenceError:
                 raise
             except Exception as exc:
-                raise RecurrenceError(f"cell {(i, j)} raised {type(exc).__name__}: {exc}") from None
+                raise CellFunctionError((i, j), f"{type(exc).__name__}: {exc}") from None
         if progress:
             progress(done * len(inner))
     return ring.buf, time.perf_counter() - t0
 
 
 def score(rec: Recurrence, backend: str = "auto",
-          progress: Callable[[int], None] | None = None) -> ScoreResult:
+          progress: Callable[[int], None] | None = None,
+          plan: ScorePlan | None = None) -> ScoreResult:
     """The value of the last cell of ``rec``'s walk (see the module docstring), filled
     on ``backend`` (``auto``, ``cuda``, ``cpu`` or ``python``); ``progress`` is called with
-    the cells done so far (CPU backends).  Rows or columns with data-dependent reads run
-    on the CPU; ``--backend cuda`` asks for a diagonal pattern.
+    the cells done so far (CPU backends); ``plan``: :func:`score_plan`'s, when the caller
+    already has it.  Rows or columns with data-dependent reads run on the CPU;
+    ``--backend cuda`` asks for a diagonal pattern.
 
     Examples
     --------
@@ -288,7 +314,7 @@ def score(rec: Recurrence, backend: str = "auto",
     """
     from runtime.fill import resolve_backend
 
-    plan = score_plan(rec)
+    plan = plan or score_plan(rec)
     asked = backend
     backend, why = resolve_backend(backend)
     notes = [why]
@@ -361,10 +387,6 @@ def verify_score(result: ScoreResult, reference: np.ndarray) -> str:
 
     table = reference.copy()
     table[result.cell] = result.value
-    what = f"M{result.cell}"
-    if result.line is not None:
-        i, j = result.cell
-        row = result.pattern[0] == "R"
-        table[(i, slice(None)) if row else (slice(None), j)] = result.line
-        what = f"M[{i}, :]" if row else f"M[:, {j}]"
-    return f"{what} {compare(table, reference)}"
+    if result.line_at is not None:
+        table[result.line_at] = result.line
+    return f"{result.line_name or f'M{result.cell}'} {compare(table, reference)}"

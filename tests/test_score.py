@@ -137,3 +137,16 @@ def oob(M, i, j):
 """))
     with pytest.raises(OutOfBoundsError, match=r"cell \(0, 1\) reads \(-1, 1\), outside shape \(5, 5\)"):
         score(rec, backend)
+
+
+def test_python_score_names_a_failing_cell(write_rec):
+    from depgraph.errors import CellFunctionError
+
+    rec = load(write_rec("""
+@recurrence(shape=(3, 3), dtype=np.int64)
+def boom(M, i, j):
+    return 1 if i == 0 or j == 0 else int(M[i - 1, j - 1]) // (i - j)
+"""))
+    with pytest.raises(CellFunctionError, match=r"cell \(1, 1\): the cell function failed: "
+                                                r"ZeroDivisionError"):
+        score(rec, "python")
