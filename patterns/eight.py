@@ -37,6 +37,7 @@ __all__ = [
     "StepSource",
     "STEP_SOURCE",
     "DIAGONAL_FLIPS",
+    "frame_offset",
 ]
 
 
@@ -294,3 +295,16 @@ DIAGONAL_FLIPS: dict[str, tuple[bool, bool]] = {
     "SONE": (True, False),
     "NESO": (False, True),
 }
+
+
+def frame_offset(code: str, offset: tuple[int, int]) -> tuple[int, int]:
+    """A read offset as seen in diagonal pattern ``code``'s NOSE frame
+    (:data:`DIAGONAL_FLIPS`): the pattern allows it when neither part is positive.
+
+    Examples
+    --------
+    >>> frame_offset("SENO", (1, 0)), frame_offset("NESO", (-1, 1))
+    ((-1, 0), (-1, -1))
+    """
+    rows, cols = DIAGONAL_FLIPS[code]
+    return (-offset[0] if rows else offset[0], -offset[1] if cols else offset[1])

@@ -42,7 +42,7 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
-from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, step_line
+from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, constant_offsets, function_namespace,
                             rewrite_reads)
@@ -601,9 +601,7 @@ def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
 def _frame_offsets(rec: Recurrence, code: str) -> set[tuple[int, int]]:
     """The constant read offsets in the pattern's NOSE frame (``SourceUnavailable`` when
     the reads are not at constant offsets)."""
-    rows, cols = DIAGONAL_FLIPS[code]
-    return {((-di if rows else di), (-dj if cols else dj))
-            for di, dj in constant_offsets(rec.func, 2)}
+    return {frame_offset(code, o) for o in constant_offsets(rec.func, 2)}
 
 
 #: The reads :func:`strip_fill` serves: left, up and up-left in the NOSE frame.

@@ -33,7 +33,7 @@ import numpy as np
 from depgraph.api import Recurrence
 from depgraph.errors import (CellFunctionError, NoPatternError, OutOfBoundsError,
                              RecurrenceError, TooLargeError)
-from patterns import BY_CODE, DIAGONAL_FLIPS, REGIONS, matching, region_codes
+from patterns import BY_CODE, DIAGONAL_FLIPS, REGIONS, frame_offset, matching, region_codes
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, axis_offsets, constant_offsets,
                             function_namespace, rewrite_reads)
@@ -126,10 +126,10 @@ def _diagonal_plan(rec: Recurrence) -> ScorePlan | str:
     diagonal = [c for c in matching(regions) if c in DIAGONAL_FLIPS]
     if not diagonal:
         return f"no diagonal pattern allows the reads ({', '.join(sorted(regions))})"
-    rows, cols = DIAGONAL_FLIPS[diagonal[0]]
-    up = max((di if rows else -di for di, _ in offsets), default=0)
-    left = max((dj if cols else -dj for _, dj in offsets), default=0)
-    return ScorePlan(diagonal[0], 0, (rows, cols), up + 1, left, True)
+    frame = [frame_offset(diagonal[0], o) for o in offsets]
+    up = max((-du for du, _ in frame), default=0)
+    left = max((-dv for _, dv in frame), default=0)
+    return ScorePlan(diagonal[0], 0, DIAGONAL_FLIPS[diagonal[0]], up + 1, left, True)
 
 
 def _line_plan(rec: Recurrence, axis: int) -> ScorePlan | str:
