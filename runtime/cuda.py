@@ -741,11 +741,45 @@ def read(M, regs, x0, x1, a, b):
 """
 
 
-def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool) -> str:
+def _pair_stores(R: int, C: int, rows: bool, cols: bool, n: int, m: int) -> list[list[tuple[int, ...]]]:
+    """How a full ``R x C`` block of 4-byte cells is stored (:func:`strip_fill`): for each
+    of its rows, its columns in memory order, cut into pairs that fill one aligned 8-byte
+    word (``(c, c')``, the cell at the lower address first) and single cells.
+
+    A row's first cell sits at an even row and column in the NOSE frame (``R`` and ``C``
+    even), so whether a cell's place in the C-ordered ``n x m`` table is even is known
+    here, from the frame's flips and the parities of ``n`` and ``m``.
+
+    Examples
+    --------
+    >>> _pair_stores(2, 4, False, False, 6, 8)
+    [[(0, 1), (2, 3)], [(0, 1), (2, 3)]]
+    >>> _pair_stores(2, 4, False, True, 6, 7)  # columns flipped, odd rows shifted by one
+    [[(3,), (2, 1), (0,)], [(3, 2), (1, 0)]]
+    """
+    out = []
+    for r in range(R):
+        row = (n - 1 - r if rows else r) * m
+        order = list(range(C))[::-1] if cols else list(range(C))
+        even = [(row + (m - 1 - c if cols else c)) % 2 == 0 for c in order]
+        groups: list[tuple[int, ...]] = []
+        k = 0
+        while k < C:
+            take = 2 if k + 1 < C and even[k] else 1
+            groups.append(tuple(order[k:k + take]))
+            k += take
+        out.append(groups)
+    return out
+
+
+def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
+                  pairs: list[list[tuple[int, ...]]] | None = None) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
-    value.  Under the simulator (threads not in lockstep) the warp exchanges go through
-    shared memory with block barriers instead of shuffles."""
+    value; a full block's cells stored two to an 8-byte word where ``pairs``
+    (:func:`_pair_stores`) says, through ``MP``, the table as 8-byte words.  Under the
+    simulator (threads not in lockstep) the warp exchanges go through shared memory with
+    block barriers instead of shuffles."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -779,12 +813,17 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
                              else [call]))
         for r in range(R):  # stores after every cell, so the cells' loads overlap
-            for c in range(C):
+            for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
+                c = group[0]
+                if len(group) == 2:
+                    put(depth, f"MP[({I(f'ub + {r}')} * m + {J(f'v0 + {c}')}) >> 1] = "
+                        f"(ENC(x{r}_{c})[0] & LO) | (ENC(x{r}_{group[1]})[0] << 32)")
+                    continue
                 store = f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}"
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + store] if guard
                              else [store]))
 
-    put(0, f"def strips(M, BND, ticket, nstrips{args}):", "    n = M.shape[0]",
+    put(0, f"def strips(M, {'MP, ' if pairs else ''}BND, ticket, nstrips{args}):", "    n = M.shape[0]",
         "    m = M.shape[1]", "    lane = cuda.threadIdx.x", f"    nq = (m + {C - 1}) // {C}",
         f"    BD = cuda.shared.array({2 * words}, int64)")
     if sim:
@@ -898,6 +937,16 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
             cuda.jit(device=True)(compile_source(src, "dec", ns)))
 
 
+def _words_view(dM: Any) -> Any:
+    """The C-ordered device table ``dM`` as one row of 8-byte words, the same memory (a
+    trailing 4-byte cell that fills no word is left out)."""
+    count = dM.size * dM.dtype.itemsize // 8
+    if _simulated():
+        return type(dM)(dM._ary.reshape(-1)[:count * 8 // dM.dtype.itemsize].view(np.int64))
+    return type(dM)(shape=(count,), strides=(8,), dtype=np.dtype(np.int64), stream=dM.stream,
+                    gpu_data=dM.gpu_data)
+
+
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_ROWS,
                copy_back: bool = True, cols_per_step: int = STRIP_COLS) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
@@ -909,7 +958,10 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     cols_per_step``) of columns ``(s - k) C ...``: its ``R`` rows, ``C`` columns, every
     cell into a register before any is stored, so the unrolled cells overlap; a cell's
     neighbours come from the block, the lane's last column, or the lane above's last row
-    by warp shuffles, never from memory.
+    by warp shuffles, never from memory.  Cells of 4 bytes in blocks of even ``R`` and
+    ``C`` are stored two to an aligned 8-byte word where they sit side by side
+    (:func:`_pair_stores`): half the store instructions, each lane's stores scattered over
+    rows.
 
     The table itself is never read back during the fill.  A strip hands its last row to
     the strip below through a boundary buffer of self-validating words
@@ -933,17 +985,22 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
                             dv="(x1 - b)" if cols else "(b - x1)")
     cell = _rewritten_cell(rec, ("reg-cell", code), read, {})
-    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim)
-    kern = _kernel(rec, f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}", src, "strips", cell,
+    n, m = rec.shape
+    packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0
+    pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
+    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs)
+    kind = f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}" + (f"-pairs{n % 2}{m % 2}" if packed else "")
+    kern = _kernel(rec, kind, src, "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
                    int64=np.int64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
-                   SHUF=_shuffled(rec.dtype), READY=np.int64(1 << 32), **_coherent(_cuda()))
-    n, m = rec.shape
+                   SHUF=_shuffled(rec.dtype), READY=np.int64(1 << 32),
+                   LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
     nstrips = math.ceil(n / (32 * R))
     sched = (np.zeros(max(1, nstrips - 1) * m * W, np.int64), np.zeros(1, np.int64))
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        return [(min(nstrips, _sms(cuda) * 16), 32, (dM, *dsched, nstrips, *dargs))]
+        table = (dM, _words_view(dM)) if packed else (dM,)
+        return [(min(nstrips, _sms(cuda) * 16), 32, (*table, *dsched, nstrips, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")

@@ -354,6 +354,21 @@ def test_strips_hand_every_cell_type_to_the_strip_below(dtype, write_rec):
     _same(res.table, make_plan(rec).reference)
 
 
+@pytest.mark.parametrize("code, shape, dtype, C", [
+    ("NOSE", (70, 9), "int32", 2), ("SENO", (69, 11), "float32", 4),
+    ("SONE", (69, 10), "int32", 4), ("NESO", (70, 11), "float32", 2),
+    ("NOSE", (2, 41), "uint32", 4)])
+def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec):
+    # blocks of even R and C store two 4-byte cells an 8-byte word: every flip of rows
+    # and columns, odd and even table sizes (which shift the pairs), full and partial
+    # blocks; the table matches the reference cell for cell
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE[code].index, 2, cols_per_step=C)
+    _same(res.table, make_plan(rec).reference)
+
+
 def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
     from runtime import cuda
 
