@@ -5,7 +5,8 @@ cell functions (``wave_cases.py``).  Every fill is compared with the sequential 
 before it is timed; medians of ``--repeat`` runs, compute only (the table stays on the
 device).
 
-Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]``
+Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]
+[--strips 8x1,8x2,8x4,4x4] [--no-tiles]`` (``--strips``: the strips' ``R x C`` blocks).
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ def main() -> None:
     ap.add_argument("--sizes", default="4096,32768")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--strips", default="8x1,8x2,8x4,4x4")
+    ap.add_argument("--no-tiles", action="store_true", help="time the strips alone")
     a = ap.parse_args()
-    cols = ["launches T64", "tiles T64", "tiles T128", "strips 8x1", "strips 4x2", "strips 16x1"]
+    blocks = [tuple(map(int, b.split("x"))) for b in a.strips.split(",")]
+    cols = ([] if a.no_tiles else ["launches T64", "tiles T64", "tiles T128"]) + [
+        f"strips {r}x{c}" for r, c in blocks]
     print(f"{'case':>15} {'size':>6} " + " ".join(f"{c:>12}" for c in cols) + "   (ms; GCUPS of the best)",
           flush=True)
     for size in (int(s) for s in a.sizes.split(",")):
@@ -39,10 +44,11 @@ def main() -> None:
             rec = CASES[name](size)
             plan = make_plan(rec)
             p = BY_CODE[plan.pattern]
-            runs = {"launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
-                    "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
-                    "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
-            for r, c in ((8, 1), (4, 2), (16, 1)):
+            runs = {} if a.no_tiles else {
+                "launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
+                "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
+                "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
+            for r, c in blocks:
                 runs[f"strips {r}x{c}"] = lambda cb, r=r, c=c: cuda.strip_fill(rec, p.index, r, cb, c)
             med = {}
             for col, run in runs.items():
