@@ -6,14 +6,19 @@ Assumptions: the recurrence is 2-D and its reads of ``M`` are at constant offset
 in the source (:mod:`runtime.source`) instead of by tracing the table:
 
 - every read at a constant offset (``M[i - 1, j - 1]``) that a diagonal pattern allows
-  (LCS, edit distance): the fill walks the pattern's NOSE frame
-  (:data:`patterns.DIAGONAL_FLIPS`) row by row and keeps the last ``K`` rows, ``K - 1``
-  the farthest read upwards; on the GPU it keeps the last anti-diagonals
-  (:func:`runtime.cuda.score_fill`);
+  (LCS, edit distance): the fill walks the anti-diagonals of the pattern's NOSE frame
+  (:data:`patterns.DIAGONAL_FLIPS`) and keeps the last ``W``, ``W - 1`` the farthest
+  read back in diagonals, the cells of a diagonal split among threads (CPU) or the GPU
+  (:func:`runtime.cuda.score_fill`); the ``python`` backend walks rows and keeps the
+  last ``K``, ``K - 1`` the farthest read upwards;
 - or every read's row (column) at a constant offset of one sign, whatever its column
   (row), data-dependent included (knapsack's ``M[i - 1, j - w[i]]``): a row (column)
   pattern; the fill walks rows (columns) in that order and keeps the last ``K``, on the
-  CPU.
+  CPU, the cells of a row (column) split among threads.
+
+CPU threads meet at a barrier (:func:`runtime.intrinsics.arrive`) between diagonals or
+rows, so they run only where :func:`runtime.cpu.barrier_threads` says a barrier holds
+(else one core).
 
 Reads are checked on the CPU: every read on the CPU backends; before a GPU fill, the
 cells within the farthest read of the frame's first rows and columns (the only cells
@@ -48,13 +53,15 @@ _LINES = {(0, False): "RUD", (0, True): "RDU", (1, False): "CLR", (1, True): "CR
 class ScorePlan:
     """How a score-only fill walks a recurrence: ``pattern``'s order, slices along
     ``axis`` (0 rows, 1 columns) in order, ``flips`` (rows, columns reversed), the last
-    ``keep`` slices kept; ``left``: how far a diagonal pattern's reads go back across
+    ``keep`` slices kept; ``back``: how many anti-diagonals a diagonal pattern's reads go
+    back (0 for line patterns); ``left``: how far a diagonal pattern's reads go back across
     slices (0 for line patterns); ``gpu``: whether the GPU window fill serves it."""
 
     pattern: str
     axis: int
     flips: tuple[bool, bool]
     keep: int
+    back: int
     left: int
     gpu: bool
 
@@ -129,7 +136,8 @@ def _diagonal_plan(rec: Recurrence) -> ScorePlan | str:
     frame = [frame_offset(diagonal[0], o) for o in offsets]
     up = max((-du for du, _ in frame), default=0)
     left = max((-dv for _, dv in frame), default=0)
-    return ScorePlan(diagonal[0], 0, DIAGONAL_FLIPS[diagonal[0]], up + 1, left, True)
+    back = max((-(du + dv) for du, dv in frame), default=0)
+    return ScorePlan(diagonal[0], 0, DIAGONAL_FLIPS[diagonal[0]], up + 1, back, left, True)
 
 
 def _line_plan(rec: Recurrence, axis: int) -> ScorePlan | str:
@@ -142,7 +150,7 @@ def _line_plan(rec: Recurrence, axis: int) -> ScorePlan | str:
         return f"{name}s: reads {name}s {offsets} away, not all on one side"
     back = offsets[0] > 0
     flips = (back, False) if axis == 0 else (False, back)
-    return ScorePlan(_LINES[axis, back], axis, flips, max(abs(c) for c in offsets) + 1, 0,
+    return ScorePlan(_LINES[axis, back], axis, flips, max(abs(c) for c in offsets) + 1, 0, 0,
                      False)
 
 
@@ -159,12 +167,12 @@ def score_plan(rec: Recurrence) -> ScorePlan:
     ... def paths(M, i, j):
     ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
     >>> score_plan(paths)
-    ScorePlan(pattern='NOSE', axis=0, flips=(False, False), keep=2, left=1, gpu=True)
+    ScorePlan(pattern='NOSE', axis=0, flips=(False, False), keep=2, back=1, left=1, gpu=True)
     >>> @recurrence(shape=(4, 5), dtype=np.int64, args=(np.array([1, 2, 1, 3]),))
     ... def knap(M, i, j, w):
     ...     return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]] + 1 if j >= w[i] else 0)
     >>> score_plan(knap)
-    ScorePlan(pattern='RUD', axis=0, flips=(False, False), keep=2, left=0, gpu=False)
+    ScorePlan(pattern='RUD', axis=0, flips=(False, False), keep=2, back=0, left=0, gpu=False)
     """
     if rec.ndim != 2:
         raise NoPatternError(f"a score-only fill takes 2-D tables, not {rec.ndim}-D")
@@ -177,16 +185,41 @@ def score_plan(rec: Recurrence) -> ScorePlan:
                          "diagonal pattern or along rows or columns: " + "; ".join(why))
 
 
+#: The CPU walks: ``ring`` keeps the last slices, ``chunks`` threads splitting each slice
+#: with a barrier between slices (one chunk for a diagonal pattern's rows, whose cells
+#: read their left neighbour); ``window`` keeps the last ``W`` anti-diagonals of a diagonal
+#: pattern, the threads splitting each diagonal, a barrier between diagonals.  Each
+#: thread records out-of-bounds reads in its own row of ``ck``.
 _RING = """
-def ring(B, ck, u0, u1, v1, n, m{args}):
-    for u in range(u0, u1):
-        for v in range(v1):
-            i = {i}
-            j = {j}
-            B[{slot}] = cell(B, i, j{args}, ck)
+def ring(B, ck, bar, chunks, u0, u1, v1, n, m{args}):
+    for chunk in {loop}(chunks):
+        c = ck[chunk]
+        per = (v1 + chunks - 1) // chunks
+        for u in range(u0, u1):
+            for v in range(chunk * per, min(v1, (chunk + 1) * per)):
+                i = {i}
+                j = {j}
+                B[{slot}] = cell(B, i, j{args}, c)
+            {sync}
 """
 
-_RING_READ = """
+_WINDOW = """
+def window(D, ck, bar, chunks, s0, s1, n, m{args}):
+    for chunk in prange(chunks):
+        c = ck[chunk]
+        for s in range(s0, s1):
+            lo = max(0, s - m + 1)
+            hi = min(n - 1, s) + 1
+            per = (hi - lo + chunks - 1) // chunks
+            for u in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per)):
+                v = s - u
+                D[s % {W}, u] = cell(D, {i}, {j}{args}, c)
+            arrive(bar, chunks * (s + 1))
+"""
+
+#: A checked read of the ring or window ``B``: an out-of-bounds read is recorded in
+#: ``ck[2:7]`` (flag, cell, read; the table's shape is ``ck[0:2]``), then ``{found}``.
+_CHECKED_READ = """
 def read(B, ck, x0, x1, a, b):
     if a < 0 or a >= ck[0] or b < 0 or b >= ck[1]:
         ck[2] = 1
@@ -195,14 +228,15 @@ def read(B, ck, x0, x1, a, b):
         ck[5] = a
         ck[6] = b
         return B[0, 0]
-    return B[{slot}]
+    {found}
 """
 
 
-def _slot(axis: int, i: str, j: str) -> str:
-    """Where cell ``(i, j)`` lives in the ring ``B``: its row (column) modulo the ring's
-    size; the source text, for the compiled sweep."""
-    return f"{i} % B.shape[0], {j}" if axis == 0 else f"{i}, {j} % B.shape[1]"
+def _slot(axis: int, i: str, j: str, K: int) -> str:
+    """Where cell ``(i, j)`` lives in the ring ``B`` of ``K`` slices: its row (column)
+    modulo ``K``; the source text, for the compiled sweep (a constant ``K``: a modulo by
+    the ring's shape, read at run time, made every read an integer division)."""
+    return f"{i} % {K}, {j}" if axis == 0 else f"{i}, {j} % {K}"
 
 
 def _ring_slot(axis: int, B: np.ndarray, i: int, j: int) -> tuple[int, int]:
@@ -210,45 +244,89 @@ def _ring_slot(axis: int, B: np.ndarray, i: int, j: int) -> tuple[int, int]:
     return (i % B.shape[0], j) if axis == 0 else (i, j % B.shape[1])
 
 
-def _ring_kernel(rec: Recurrence, plan: ScorePlan) -> Callable[[bool], Any]:
-    """The CPU ring sweep of ``plan`` with checked reads: slices ``u0 .. u1 - 1`` in walk
-    order, each its first ``v1`` cells; the first out-of-bounds read kept in ``ck[2:7]``
-    (flag, cell, read), the table's shape in ``ck[0:2]``."""
+def _checked_cell(rec: Recurrence, key: tuple[Any, ...], found: str) -> Any:
+    """The cell function compiled for the CPU with its reads of ``M`` checked
+    (:data:`_CHECKED_READ`), an in-bounds read returning ``found`` (source)."""
     from runtime import cpu
 
-    def build_cell() -> Any:
+    def build() -> Any:
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = cpu._jit(compile_source(
-            _RING_READ.format(slot=_slot(plan.axis, "a", "b")), "read", {}), inline="always")
+        ns["_dg_read"] = cpu._jit(compile_source(_CHECKED_READ.format(found=found), "read", {}),
+                                  inline="always")
         src = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
         return cpu._jit(compile_source(src, "_dg_cell", ns), inline="always")
 
-    rows, cols = plan.flips
-    cell = CACHE.get(rec.func, ("cpu", "ring-cell", plan.axis), build_cell)
-    walk = {0: "n - 1 - {x}" if rows else "{x}", 1: "m - 1 - {x}" if cols else "{x}"}
+    return CACHE.get(rec.func, ("cpu", *key), build)
+
+
+def _walk(plan: ScorePlan, x: str, axis: int, size: str = "") -> str:
+    """Index ``axis`` of the cell at position ``x`` of the walk, flipped or not (source;
+    ``size``: the side's length, ``n`` or ``m`` unless given)."""
+    return f"{size or 'nm'[axis]} - 1 - {x}" if plan.flips[axis] else x
+
+
+def _ring_kernel(rec: Recurrence, plan: ScorePlan, parallel: bool) -> Callable[[bool], Any]:
+    """The CPU ring sweep of ``plan`` with checked reads: slices ``u0 .. u1 - 1`` in walk
+    order, each its first ``v1`` cells, split among ``chunks`` threads when ``parallel``
+    (a line pattern's slices: their cells read only earlier slices)."""
+    from runtime import cpu
+
     outer, inner = (0, 1) if plan.axis == 0 else (1, 0)
-    index = {outer: walk[outer].format(x="u"), inner: walk[inner].format(x="v")}
+    K = min(plan.keep, rec.shape[outer])
+    cell = _checked_cell(rec, ("ring-cell", plan.axis, K),
+                         f"return B[{_slot(plan.axis, 'a', 'b', K)}]")
+    index = {outer: _walk(plan, "u", outer), inner: _walk(plan, "v", inner)}
     src = _RING.format(args=arg_tail(len(rec.args)), i=index[0], j=index[1],
-                       slot=_slot(plan.axis, "i", "j"))
-    return cpu._kernel(rec, f"ring-{plan.pattern}", src, "ring", cell)
+                       slot=_slot(plan.axis, "i", "j", K), loop="prange" if parallel else "range",
+                       sync="arrive(bar, chunks * (u + 1))" if parallel else "pass")
+    return cpu._kernel(rec, f"ring-{plan.pattern}-{parallel}-{K}", src, "ring", cell,
+                       parallel=parallel)
+
+
+def _window_kernel(rec: Recurrence, plan: ScorePlan) -> Callable[[bool], Any]:
+    """The CPU window walk of a diagonal ``plan``, its threads splitting each
+    anti-diagonal (``D[s % W, u]`` holds the cell at row ``u`` of the NOSE frame's
+    diagonal ``s``)."""
+    from runtime import cpu
+
+    W = plan.back + 1
+    ua, va = _walk(plan, "a", 0, "ck[0]"), _walk(plan, "b", 1, "ck[1]")
+    cell = _checked_cell(rec, ("window-cell", plan.pattern, W),
+                         f"ua = {ua}\n    return B[(ua + {va}) % {W}, ua]")
+    src = _WINDOW.format(args=arg_tail(len(rec.args)), W=W, i=_walk(plan, "u", 0),
+                         j=_walk(plan, "v", 1))
+    return cpu._kernel(rec, f"window-{plan.pattern}-{W}", src, "window", cell, parallel=True)
 
 
 def _raise_out_of_bounds(ck: np.ndarray, shape: tuple[int, int]) -> None:
-    if ck[2]:
-        raise OutOfBoundsError((int(ck[3]), int(ck[4])), (int(ck[5]), int(ck[6])), shape)
+    """``OutOfBoundsError`` for the first thread's row of ``ck`` that recorded one."""
+    for row in ck[ck[:, 2] != 0][:1]:
+        raise OutOfBoundsError((int(row[3]), int(row[4])), (int(row[5]), int(row[6])), shape)
+
+
+def _checks(threads: int, shape: tuple[int, int]) -> np.ndarray:
+    """A row of ``ck`` for each thread: the table's shape, then room for a bad read."""
+    ck = np.zeros((threads, 7), dtype=np.int64)
+    ck[:, 0], ck[:, 1] = shape
+    return ck
 
 
 def _ring(rec: Recurrence, plan: ScorePlan) -> np.ndarray:
-    """The ring of the last ``plan.keep`` slices; ``TooLargeError`` when it would not fit
-    in the free memory."""
-    from depgraph.trace import available_memory
-
+    """The ring of the last ``plan.keep`` slices (:func:`_kept`)."""
     n, m = rec.shape
     shape = (min(plan.keep, n), m) if plan.axis == 0 else (n, min(plan.keep, m))
+    slices = ("rows", "columns")[plan.axis]
+    return _kept(rec, plan, shape, f"{plan.keep} {slices} of {shape[1 - plan.axis]:,} cells")
+
+
+def _kept(rec: Recurrence, plan: ScorePlan, shape: tuple[int, int], what: str) -> np.ndarray:
+    """A zeroed buffer of ``shape`` cells for the cells a score keeps (``what``, for the
+    message); ``TooLargeError`` when it would not fit in the free memory."""
+    from depgraph.trace import available_memory
+
     nbytes = shape[0] * shape[1] * rec.dtype.itemsize
     if nbytes > available_memory():
-        raise TooLargeError(f"a score-only fill of {plan.pattern} keeps {plan.keep} "
-                            f"{('rows', 'columns')[plan.axis]} of {shape[1 - plan.axis]:,} cells "
+        raise TooLargeError(f"a score-only fill of {plan.pattern} keeps {what} "
                             f"({nbytes / 1e9:.1f} GB), more than the free memory")
     return np.zeros(shape, dtype=rec.dtype)
 
@@ -310,7 +388,7 @@ def score(rec: Recurrence, backend: str = "auto",
     ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
     >>> r = score(paths, backend="cpu")
     >>> r.cell, int(r.value), r.pattern, r.kept
-    ((3, 4), 35, 'NOSE', 10)
+    ((3, 4), 35, 'NOSE', 8)
     """
     from runtime.fill import resolve_backend
 
@@ -326,47 +404,95 @@ def score(rec: Recurrence, backend: str = "auto",
         backend = "cpu"
         notes.append(f"{plan.pattern}: no GPU score-only fill for rows or columns, so the CPU")
     n, m = rec.shape
-    outer, inner = (n, m) if plan.axis == 0 else (m, n)
     slices = ("rows", "columns")[plan.axis]
     notes.append(f"reads at constant {'' if plan.gpu else slices[:-1] + ' '}offsets allow "
                  f"{plan.pattern}")
-    if backend != "cuda":
-        notes.append(f"the last {plan.keep} {slices} kept")
-    last = plan.last(rec.shape)
     if backend == "python":
+        notes.append(f"the last {plan.keep} {slices} kept")
         B, run_s = _python_score(rec, plan, progress)
-        return _result(plan, B, last, backend, run_s, 0.0, notes)
-    from runtime import cpu
-
-    kern = _ring_kernel(rec, plan)
-    B = _ring(rec, plan)
-    ck = np.zeros(7, dtype=np.int64)
-    ck[0], ck[1] = n, m
+        return _result(plan, B, plan.last(rec.shape), backend, run_s, 0.0, notes)
     if backend == "cpu":
-        notes.append(f"one core: the sweep keeps {slices} in order")
-        chunk = max(1, outer // 100)
-        compile_s = run_s = 0.0
-        for u0 in range(0, outer, chunk):
-            t = cpu._call(kern, B, ck, u0, min(outer, u0 + chunk), inner, n, m, *rec.args)
-            compile_s, run_s = compile_s + t.compile_s, run_s + t.run_s
-            _raise_out_of_bounds(ck, rec.shape)
-            if progress:
-                progress(min(outer, u0 + chunk) * inner)
-        return _result(plan, B, last, backend, run_s, compile_s, notes)
+        return _cpu_score(rec, plan, progress, notes)
+    from runtime import cpu, cuda
+
+    kern = _ring_kernel(rec, plan, False)
+    B = _ring(rec, plan)
+    ck = _checks(1, rec.shape)
+    bar = np.zeros(1, dtype=np.int64)
     # the GPU: the edge cells checked on the CPU first (the first `keep` rows, then the
     # first `left` columns of every row: reads go up and left, so these cells read only these)
     K = min(n, plan.keep)
-    check_s = cpu._call(kern, B, ck, 0, K, m, n, m, *rec.args).run_s
+    check_s = cpu._call(kern, B, ck, bar, 1, 0, K, m, n, m, *rec.args).run_s
     if plan.left:
-        check_s += cpu._call(kern, B, ck, K, n, min(m, plan.left), n, m, *rec.args).run_s
+        check_s += cpu._call(kern, B, ck, bar, 1, K, n, min(m, plan.left), n, m,
+                             *rec.args).run_s
     _raise_out_of_bounds(ck, rec.shape)
-    from runtime import cuda
-
     res = cuda.score_fill(rec, BY_CODE[plan.pattern].index)
     notes += [f"the last {res.window} anti-diagonals kept",
               f"edge cells checked on the CPU first ({K} rows, {min(m, plan.left)} columns)"]
     return ScoreResult(res.value, res.cell, plan.pattern, backend, res.window * n,
                        res.compute_s, res.compile_s, res.h2d_s, check_s, tuple(notes))
+
+
+#: Cells a slice (an anti-diagonal, for a diagonal pattern) must have, on average, per
+#: thread, before the CPU score splits each slice among threads (a barrier per slice): on
+#: two cores the split won from LCS 256² up (docs/benchmarks.md).
+PARALLEL_CELLS = 64
+
+
+def _cpu_score(rec: Recurrence, plan: ScorePlan, progress: Callable[[int], None] | None,
+               notes: list[str]) -> ScoreResult:
+    """The CPU score: on every core that a barrier can hold (:func:`runtime.cpu.
+    barrier_threads`) when slices are long enough, else on one core; in steps of about
+    1% of the walk, each a compiled call, for progress and the out-of-bounds check."""
+    from runtime import cpu
+
+    n, m = rec.shape
+    outer, inner = (n, m) if plan.axis == 0 else (m, n)
+    slices = ("rows", "columns")[plan.axis]
+    threads = cpu.barrier_threads()
+    window = plan.gpu  # a diagonal pattern: anti-diagonals, the cells of each independent
+    long = (n * m / (n + m - 1) if window else inner) >= PARALLEL_CELLS * threads
+    chunks = threads if threads > 1 and long else 1
+    across = (f"{chunks} threads: each {'anti-diagonal' if window else slices[:-1]} split "
+              f"among them, a barrier between {'diagonals' if window else slices}"
+              if chunks > 1 else "one core")
+    if window:
+        W = plan.back + 1
+        B = _kept(rec, plan, (W, n), f"{W} anti-diagonals of up to {n:,} cells")
+        kern, steps, per = _window_kernel(rec, plan), n + m - 1, 0
+        notes += [f"the last {W} anti-diagonals kept", across]
+    else:
+        kern, B, steps, per = _ring_kernel(rec, plan, chunks > 1), _ring(rec, plan), outer, inner
+        notes += [f"the last {plan.keep} {slices} kept", across]
+    ck, bar = _checks(chunks, rec.shape), np.zeros(1, dtype=np.int64)
+    step = max(1, steps // 100)
+    compile_s = run_s = 0.0
+    for s0 in range(0, steps, step):
+        s1 = min(steps, s0 + step)
+        tail = (s0, s1, n, m) if window else (s0, s1, per, n, m)
+        t = cpu._call(kern, B, ck, bar, chunks, *tail, *rec.args)
+        compile_s, run_s = compile_s + t.compile_s, run_s + t.run_s
+        _raise_out_of_bounds(ck, rec.shape)
+        if progress:
+            progress(_cells_before(s1, n, m) if window else s1 * inner)
+    last = plan.last(rec.shape)
+    if window:
+        return ScoreResult(B[(n + m - 2) % B.shape[0], n - 1], last, plan.pattern, "cpu",
+                           B.size, run_s, compile_s, notes=tuple(notes))
+    return _result(plan, B, last, "cpu", run_s, compile_s, notes)
+
+
+def _cells_before(s: int, n: int, m: int) -> int:
+    """Cells of an ``n x m`` table on its anti-diagonals ``0 .. s - 1``.
+
+    Examples
+    --------
+    >>> [_cells_before(s, 2, 3) for s in range(5)]
+    [0, 1, 3, 5, 6]
+    """
+    d = np.arange(s)
+    return int(np.sum(np.minimum(d, n - 1) - np.maximum(0, d - m + 1) + 1))
 
 
 def _result(plan: ScorePlan, B: np.ndarray, last: tuple[int, int], backend: str,

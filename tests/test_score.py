@@ -22,9 +22,9 @@ def test_score_is_the_reference_last_cell(code, shape, backend, write_rec):
     assert res.pattern == code and res.backend == backend
     assert res.cell == (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
     assert res.value == make_plan(rec).reference[res.cell]
-    if backend != "cuda":
+    if backend == "python":
         assert res.kept == min(3, shape[0]) * shape[1]  # the read two rows up: three rows kept
-    else:
+    else:  # the read two rows up and one left is three diagonals back
         assert res.kept == 4 * shape[0]  # four anti-diagonals of a row each
 
 
@@ -150,3 +150,62 @@ def boom(M, i, j):
     with pytest.raises(CellFunctionError, match=r"cell \(1, 1\): the cell function failed: "
                                                 r"ZeroDivisionError"):
         score(rec, "python")
+
+
+@pytest.mark.parametrize("code, shape", [("NOSE", (37, 29)), ("SENO", (5, 61)),
+                                         ("SONE", (40, 3)), ("NESO", (1, 9)), ("NOSE", (8, 1))])
+def test_cpu_score_splits_anti_diagonals_among_threads(code, shape, write_rec, monkeypatch):
+    # a window of anti-diagonals, threads splitting each (forced at these tiny sizes):
+    # every flip, reads two rows up, one-row and one-column tables
+    from runtime import cpu, score as score_mod
+
+    if cpu.barrier_threads() < 2:
+        pytest.skip("one thread here: no barrier to split a slice among threads")
+    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    rec = load(write_rec(neighbour_reads(code, shape, far=True)))
+    done = []
+    res = score(rec, "cpu", progress=done.append)
+    assert res.value == make_plan(rec).reference[res.cell]
+    assert res.kept == 4 * shape[0]  # two rows up and one left: three diagonals back
+    assert "threads: each anti-diagonal split among them" in " ".join(res.notes)
+    assert done[-1] == rec.cells and done == sorted(done)
+
+
+@pytest.mark.parametrize("code", sorted(LINES))
+def test_cpu_score_splits_rows_or_columns_among_threads(code, write_rec, monkeypatch):
+    from runtime import cpu, score as score_mod
+
+    if cpu.barrier_threads() < 2:
+        pytest.skip("one thread here: no barrier to split a slice among threads")
+    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    rec = load(write_rec(line_reads(code, (23, 17))))
+    res = score(rec, "cpu")
+    reference = make_plan(rec).reference
+    assert res.value == reference[res.cell]
+    last = reference[res.cell[0]] if code[0] == "R" else reference[:, res.cell[1]]
+    np.testing.assert_array_equal(res.line, last)
+    kind = "row" if code[0] == "R" else "column"
+    assert f"threads: each {kind} split among them" in " ".join(res.notes)
+
+
+@pytest.mark.parametrize("body, text", [
+    ("""
+@recurrence(shape=(6, 7), dtype=np.int64)
+def oob(M, i, j):
+    return M[i - 1, j] + 1 if j == 3 else (0 if i == 0 or j == 0 else M[i - 1, j - 1])
+""", r"cell \(0, 3\) reads \(-1, 3\), outside shape \(6, 7\)"),
+    ("""
+@recurrence(shape=(6, 7), dtype=np.int64)
+def oob(M, i, j):
+    return 0 if i == 0 else M[i - 1, j + 2]
+""", r"cell \(\d, [56]\) reads \(\d, [78]\), outside shape \(6, 7\)"),
+])
+def test_cpu_score_threads_name_an_out_of_bounds_read(body, text, write_rec, monkeypatch):
+    # each thread records its own bad read, so the cell and the read reported belong together
+    from runtime import cpu, score as score_mod
+
+    if cpu.barrier_threads() < 2:
+        pytest.skip("one thread here: no barrier to split a slice among threads")
+    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    with pytest.raises(OutOfBoundsError, match=text):
+        score(load(write_rec(body)), "cpu")
