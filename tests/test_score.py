@@ -209,3 +209,40 @@ def test_cpu_score_threads_name_an_out_of_bounds_read(body, text, write_rec, mon
     monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
     with pytest.raises(OutOfBoundsError, match=text):
         score(load(write_rec(body)), "cpu")
+
+
+def _example_files():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    return sorted(root.glob("*.py")) + sorted((root / "catalog").glob("*.py"))
+
+
+#: Examples whose reads of M are not at constant offsets (matrix chain's inner loop,
+#: bitmask states, reads from the whole row): no score-only fill, and told why.
+NO_SCORE = {"matrix_chain", "alphabetic_radix_code_tree", "min_spanning_tree", "nim",
+            "optimal_bst", "shortest_path_acyclic"}
+
+
+@pytest.mark.parametrize("path", _example_files(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("split", [False, True], ids=["one-core", "threads"])
+def test_score_of_every_example(path, split, monkeypatch):
+    # the "score-only fills equal the sequential reference on every example": the
+    # last cell (and the last row or column of a line walk) of each example at size 16,
+    # on one core and with every slice split among threads
+    from depgraph.loader import definitions, load_module
+    from runtime import cpu, score as score_mod
+
+    family = next(iter(definitions(load_module(path)).values()))
+    rec = family(4 if path.stem in ("min_spanning_tree", "optimal_assignment") else 16)
+    if path.stem in NO_SCORE:
+        with pytest.raises(NoPatternError, match="constant offsets"):
+            score_plan(rec)
+        return
+    if split and cpu.barrier_threads() < 2:
+        pytest.skip("one thread here: no barrier to split a slice among threads")
+    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0 if split else 1 << 62)
+    res = score(rec, "cpu")
+    assert "threads: each" in " ".join(res.notes) if split else "one core" in res.notes
+    # verify_score raises RecurrenceError where the cell or the line differs
+    assert "the sequential reference" in verify_score(res, make_plan(rec).reference)
