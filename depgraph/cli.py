@@ -142,8 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     rec = _load(args)
     if args.score:
         return _run_score(args, rec)
-    if args.output and not args.output.endswith(".npy"):
-        raise UsageError(f"-o {args.output!r}: the table is saved as NumPy .npy; name it OUT.npy")
+    _npy_output(args.output, "the table")
     update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
     res = fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
                progress=update)
@@ -158,6 +157,12 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _npy_output(output: str | None, what: str) -> None:
+    """``UsageError`` unless ``-o`` (when given) names a NumPy ``.npy`` file."""
+    if output and not output.endswith(".npy"):
+        raise UsageError(f"-o {output!r}: {what} is saved as NumPy .npy; name it OUT.npy")
+
+
 def _run_score(args: argparse.Namespace, rec: Any) -> int:
     import numpy as np
 
@@ -169,8 +174,7 @@ def _run_score(args: argparse.Namespace, rec: Any) -> int:
 
     if args.schedule != "auto":
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
-    if args.output and not args.output.endswith(".npy"):
-        raise UsageError(f"-o {args.output!r}: the last line is saved as NumPy .npy; name it OUT.npy")
+    _npy_output(args.output, "the last line")
     plan = score_plan(rec)
     if args.output and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "

@@ -65,6 +65,11 @@ class ScorePlan:
     left: int
     gpu: bool
 
+    @property
+    def diagonals(self) -> int:
+        """Anti-diagonals a diagonal pattern's window keeps: ``back`` and this one."""
+        return self.back + 1
+
     def last(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """The cell the walk fills last."""
         return (0 if self.flips[0] else shape[0] - 1, 0 if self.flips[1] else shape[1] - 1)
@@ -289,7 +294,7 @@ def _window_kernel(rec: Recurrence, plan: ScorePlan) -> Callable[[bool], Any]:
     diagonal ``s``)."""
     from runtime import cpu
 
-    W = plan.back + 1
+    W = plan.diagonals
     ua, va = _walk(plan, "a", 0, "ck[0]"), _walk(plan, "b", 1, "ck[1]")
     cell = _checked_cell(rec, ("window-cell", plan.pattern, W),
                          f"ua = {ua}\n    return B[(ua + {va}) % {W}, ua]")
@@ -457,21 +462,21 @@ def _cpu_score(rec: Recurrence, plan: ScorePlan, progress: Callable[[int], None]
     across = (f"{chunks} threads: each {'anti-diagonal' if window else slices[:-1]} split "
               f"among them, a barrier between {'diagonals' if window else slices}"
               if chunks > 1 else "one core")
-    if window:
-        W = plan.back + 1
+    if window:  # the window kernel walks whole diagonals; the ring's slices take a length
+        W = plan.diagonals
         B = _kept(rec, plan, (W, n), f"{W} anti-diagonals of up to {n:,} cells")
-        kern, steps, per = _window_kernel(rec, plan), n + m - 1, 0
+        kern, steps, length = _window_kernel(rec, plan), n + m - 1, ()
         notes += [f"the last {W} anti-diagonals kept", across]
     else:
-        kern, B, steps, per = _ring_kernel(rec, plan, chunks > 1), _ring(rec, plan), outer, inner
+        kern, B = _ring_kernel(rec, plan, chunks > 1), _ring(rec, plan)
+        steps, length = outer, (inner,)
         notes += [f"the last {plan.keep} {slices} kept", across]
     ck, bar = _checks(chunks, rec.shape), np.zeros(1, dtype=np.int64)
     step = max(1, steps // 100)
     compile_s = run_s = 0.0
     for s0 in range(0, steps, step):
         s1 = min(steps, s0 + step)
-        tail = (s0, s1, n, m) if window else (s0, s1, per, n, m)
-        t = cpu._call(kern, B, ck, bar, chunks, *tail, *rec.args)
+        t = cpu._call(kern, B, ck, bar, chunks, s0, s1, *length, n, m, *rec.args)
         compile_s, run_s = compile_s + t.compile_s, run_s + t.run_s
         _raise_out_of_bounds(ck, rec.shape)
         if progress:
