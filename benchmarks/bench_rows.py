@@ -2,12 +2,15 @@
 
 Cases: the knapsack (1000 items x 10^6 capacity: reads j - w[i], far) and binomial
 coefficients (16384 rows: the nearest neighbours up and up-left), both RUD recurrences
-whose reads also fit NOSE.  Kernels: a launch per step (``pattern_fill``), one
-cooperative launch at the largest resident grid with one cell a thread a round (the
-previous default) and at the model's grid with ``UNROLL`` cells, tiles of rows
-(``line_fill``), and register strips in the NOSE frame (``strip_fill``, binomial only).
-Every fill is compared with the sequential reference first; medians of ``--repeat`` runs,
-compute only.  The last columns are the model's pick and its prediction for it.
+whose reads also fit NOSE, and a stencil reading the row above on both sides (only RUD
+fits).  Kernels: a launch per step (``pattern_fill``), one cooperative launch at the
+largest resident grid with one cell a thread a round and at the model's grid with
+``UNROLL`` cells, bands (``band_fill``: waiting on the bands before, in the NOSE frame,
+and waiting on every band), and register strips in the NOSE frame (``strip_fill``,
+binomial only).  Every fill is compared with the sequential reference first; medians of
+``--repeat`` runs, compute only.  The last columns are the model's pick and its
+prediction for it.  First, the card's write bandwidth (``cuda.write_bandwidth`` on a
+buffer the knapsack's size), the ceiling for fills that write each cell once.
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_rows.py [--repeat 5]``
 """
@@ -23,10 +26,11 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent
-sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "examples")]
+sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "examples"), str(ROOT.parent / "tests")]
 
 import binomial  # noqa: E402
 import knapsack  # noqa: E402
+from stencil import make_stencil  # noqa: E402
 
 from patterns import BY_CODE  # noqa: E402
 from runtime import costmodel, cuda  # noqa: E402
@@ -45,12 +49,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
     cal = costmodel.calibration()
-    print(f"calibration: {cal.summary()}; round {cal.round_s * 1e6:.2f} us, tile "
-          f"{cal.tile_s * 1e6:.2f} us, strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
-    cols = ["launches", "coop max grid", "coop model grid", "lines", "strips"]
+    print(f"calibration: {cal.summary()}; round {cal.round_s * 1e6:.2f} us, band step "
+          f"{cal.band_s * 1e6:.2f} us + {cal.band_round_s * 1e6:.2f} a further round, strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
+    peak = cuda.write_bandwidth(1001 * 1000000 * 8)
+    print(f"write bandwidth: {peak / 1e9:.0f} GB/s (8.0 GB of int64 words)", flush=True)
+    cols = ["launches", "coop max grid", "coop model grid", "bands before", "bands every",
+            "strips"]
     print(f"{'case':>10} {'shape':>16} " + " ".join(f"{c:>15}" for c in cols)
           + "   (ms; model's pick: predicted ms)", flush=True)
-    for name, rec in (("knapsack", _knapsack()), ("binomial", binomial.make_binomial(16384))):
+    both = make_stencil(np.array([(-1, -3), (-1, 0), (-1, 2), (-2, 5)]), (1001, 200001), 3)
+    for name, rec in (("knapsack", _knapsack()), ("binomial", binomial.make_binomial(16384)),
+                      ("both sides", both)):
         plan = make_plan(rec)
         rud = BY_CODE["RUD"].index
         steps = plan.pattern_steps or 0
@@ -60,21 +69,26 @@ def main() -> None:
                 "coop max grid": lambda cb: cuda.cooperative_fill(rec, rud, "C", cb),
                 "coop model grid": lambda cb: cuda.cooperative_fill(
                     rec, rud, "C", cb, blocks=grid, unroll=costmodel.UNROLL),
-                "lines": lambda cb: cuda.line_fill(rec, rud, "NOSE", copy_back=cb)}
+                "bands every": lambda cb: cuda.band_fill(rec, rud, None, copy_back=cb)}
+        if "NOSE" in (plan.patterns or ()):
+            runs["bands before"] = lambda cb: cuda.band_fill(rec, rud, "NOSE", copy_back=cb)
         if cuda.serves_strips(rec, "NOSE"):
             runs["strips"] = lambda cb: cuda.strip_fill(rec, BY_CODE["NOSE"].index, copy_back=cb)
         med = {}
         for col, run in runs.items():
             compare(run(True).table, plan.reference)
             med[col] = statistics.median(run(False).compute_s for _ in range(a.repeat))
-        pick = {"cooperative": "coop model grid"}.get(choice.kernel, choice.kernel)
+        pick = {"cooperative": "coop model grid", "bands": "bands before" if choice.frame
+                else "bands every"}.get(choice.kernel, choice.kernel)
         print(f"{name:>10} {str(rec.shape):>16} " + " ".join(
             f"{med[c] * 1e3:15.2f}" if c in med else f"{'-':>15}" for c in cols)
             + f"   {choice.kernel} ({med[pick] * 1e3:.2f} ms measured): "
             + ", ".join(f"{k} {s * 1e3:.2f}" for k, s in choice.predicted), flush=True)
         best = min(med, key=med.get)
+        gbs = rec.cells * 8 / med[best]
         print(f"{'':>10} best {best}: {rec.cells / med[best] / 1e9:.1f} GCUPS, "
-              f"{rec.cells * 8 / med[best] / 1e9:.0f} GB/s at 8 bytes a cell", flush=True)
+              f"{gbs / 1e9:.0f} GB/s at 8 bytes a cell, {gbs / peak:.0%} of the write "
+              "bandwidth", flush=True)
 
 
 if __name__ == "__main__":

@@ -7,23 +7,28 @@ The candidates for a pattern whose cells are light (the planning sweep's rule,
 - ``launches``: one launch per step (:func:`runtime.cuda.pattern_fill`);
 - ``cooperative``: every step in one cooperative launch, a grid barrier between steps
   (:func:`runtime.cuda.cooperative_fill`), at the grid size the model likes best;
-- ``lines``: tiles of rows (or columns) chained by flags, no barrier
-  (:func:`runtime.cuda.line_fill`), when a diagonal pattern also fits the reads;
+- ``bands``: each block owns a band of every row (or column) and waits on per-band
+  progress counters, no barrier (:func:`runtime.cuda.band_fill`): on the bands before
+  it when a diagonal pattern also fits the reads, else on every band;
 - ``strips``: register strips in a diagonal pattern's frame
   (:func:`runtime.cuda.strip_fill`), when the reads are its three nearest neighbours.
 
 Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``, or
 ``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
-measured directly; a round of a cooperative step, a tile of a line fill and a step of
+measured directly; a round of a cooperative step, a step of a band fill and a step of
 a register strip from timing those fills on a built-in light recurrence (the *probe*:
 ``(M[i-1, j-1] + M[i-1, j]) % 65521``).  Predictions, for a table ``n x m`` (in the
 kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads a block, ``U`` cells a thread
-a round, ``slots`` blocks resident at once::
+a round, ``B_band`` bands of ``BAND_THREADS`` (as many as are resident)::
 
     launches        S (launch + ceil(N / S / (B_max T)) round)
     cooperative(B)  S (barrier(B) + ceil(N / S / (B T U)) round)
-    lines           tile * sum over tile diagonals d of ceil(tiles(d) / slots)
+    bands           S (band_step + (rounds - 1) band_round [+ barrier(B_band)]),
+                    rounds = ceil(N / S / (B_band BAND_THREADS))
     strips          strip_step (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
+
+where the bands' barrier term stands for waiting on every band, when no diagonal
+pattern fits the reads.
 
 Assumptions: the cells cost about what the probe's cost (light: a few loads and
 arithmetic), so the model compares the kernels' overheads and parallelism, not the cell
@@ -52,11 +57,11 @@ from patterns import BY_CODE, DIAGONAL_FLIPS
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS"]
 
 #: Candidate kernels, in the order ties are broken.
-KERNELS = ("strips", "lines", "cooperative", "launches")
-#: Threads a block and cells a thread a round of the cooperative and line fills.
-THREADS, UNROLL, LINE_WIDTH = 256, 4, 2048
+KERNELS = ("strips", "bands", "cooperative", "launches")
+#: Threads a block and cells a thread a round of the cooperative fill.
+THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 2
+VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,8 @@ class Calibration:
 
     ``barrier_s`` pairs grid sizes (blocks of ``THREADS``) with the time of one grid
     barrier; ``round_s`` is one round of a cooperative step's grid-stride loop;
-    ``tile_s`` one tile of a line fill (a diagonal of tiles, when they fit at once);
+    ``band_s`` one step of a band fill whose bands take one round of cells a thread,
+    ``band_round_s`` each further round of a step;
     ``strip_step_s`` one step of a register strip.
     """
 
@@ -74,7 +80,8 @@ class Calibration:
     launch_s: float
     barrier_s: tuple[tuple[int, float], ...]
     round_s: float
-    tile_s: float
+    band_s: float
+    band_round_s: float
     strip_step_s: float
     measured: str
     version: int = VERSION
@@ -89,13 +96,14 @@ class Calibration:
 #: Stand-ins under the simulator (H200 measurements, rounded).
 SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
                         ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
-                        1.8e-6, 3.3e-6, 0.6e-6, "not measured")
+                        1.6e-6, 2.6e-6, 0.95e-6, 0.75e-6, "not measured")
 
 
 @dataclass(frozen=True)
 class Choice:
-    """The kernel the model picked, its frame (a diagonal pattern's code, for strips and
-    lines), its grid (cooperative), and every candidate's predicted seconds."""
+    """The kernel the model picked, its frame (a diagonal pattern's code, for strips, and
+    for bands that wait only on the bands before them), its grid (cooperative), and every
+    candidate's predicted seconds."""
 
     kernel: str
     frame: str | None
@@ -201,45 +209,42 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     rounds = math.ceil(m / (blocks * THREADS * UNROLL))
     round_s = max(coop / n - bar, 0.0) / rounds
     done(3)
-    tall = best(lambda: cuda.line_fill(probe(2048, LINE_WIDTH), rows, "NOSE",
-                                       copy_back=False).compute_s)  # a tile a diagonal
+    across = sms * (2048 // cuda.BAND_THREADS) * cuda.BAND_THREADS  # one round a band
+    band, band4 = (best(lambda k=k: cuda.band_fill(probe(1024, k * across), rows, "NOSE",
+                                                   copy_back=False).compute_s) for k in (1, 4))
     done(4)
     strips = best(lambda: cuda.strip_fill(probe(4096, 8192), BY_CODE["NOSE"].index,
                                           copy_back=False).compute_s)
     done(5)
-    return Calibration(device, sms, launch, barriers, round_s, tall / 2048,
+    return Calibration(device, sms, launch, barriers, round_s, band / 1024,
+                       max(band4 - band, 0.0) / (3 * 1024),
                        strips / strip_steps(4096, 8192),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
 
 
-def tile_waves(steps: int, across: int, slots: int) -> int:
-    """Waves of tiles a line fill takes: its ``steps x across`` tiles go by diagonals, at
-    most ``slots`` at once.
-
-    Examples
-    --------
-    >>> tile_waves(3, 2, 8), tile_waves(1001, 489, 1056), tile_waves(2, 4, 1)
-    (4, 1489, 8)
-    """
-    d = np.arange(steps + across - 1)
-    size = np.minimum.reduce([d + 1, np.full_like(d, min(steps, across)), steps + across - 1 - d])
-    return int(np.sum(-(-size // slots)))
+def _barrier(cal: Calibration, blocks: int) -> float:
+    """The measured grid barrier of the grid size nearest ``blocks``."""
+    return min(cal.barrier_s, key=lambda bs: abs(bs[0] - blocks))[1]
 
 
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
-            line_frame: str | None, strip_frame: str | None) -> dict[str, tuple[float, int | None]]:
+            band_frame: str | None, strip_frame: str | None) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
-    ``code`` on a table of ``shape`` filled in ``steps`` steps; ``line_frame`` and
-    ``strip_frame`` are the diagonal patterns those kernels would use, or ``None``."""
+    ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
+    ``strip_frame`` are the diagonal patterns those kernels would use, or
+    ``None``."""
     n, m = shape
     per_step = n * m / max(steps, 1)
     out: dict[str, tuple[float, int | None]] = {}
     if strip_frame is not None:
         out["strips"] = (cal.strip_step_s * strip_steps(n, m), None)
-    if line_frame is not None and code not in DIAGONAL_FLIPS:
-        slots = cal.multiprocessors * (2048 // THREADS)
-        out["lines"] = (cal.tile_s * tile_waves(steps, math.ceil(per_step / LINE_WIDTH), slots),
-                        None)
+    if code not in DIAGONAL_FLIPS:  # rows or columns
+        from runtime.cuda import BAND_THREADS
+
+        bands = cal.multiprocessors * (2048 // BAND_THREADS)
+        wait = 0.0 if band_frame is not None else _barrier(cal, bands)
+        rounds = math.ceil(per_step / (bands * BAND_THREADS))
+        out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
     coop = [(steps * (bar + math.ceil(per_step / (b * THREADS * UNROLL)) * cal.round_s), b)
             for b, bar in cal.barrier_s]
     out["cooperative"] = min(coop)
@@ -258,10 +263,10 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     cal = cal or calibration()
     frames = [c for c in patterns if c in DIAGONAL_FLIPS]
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
-    line_frame = frames[0] if frames else None
+    band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    pred = predict(cal, code, shape, steps, line_frame, strip_frame)
+    pred = predict(cal, code, shape, steps, band_frame, strip_frame)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
-    frame = strip_frame if kernel == "strips" else line_frame if kernel == "lines" else None
+    frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))
     return Choice(kernel, frame, pred[kernel][1], ranked)

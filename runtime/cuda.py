@@ -18,10 +18,12 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   topological order and wait on flags or words, so they cannot deadlock.  Reads of cells
   other blocks wrote skip L1 (``ld.global.cg``).
 - Any pattern also fills in one launch: ``cooperative_fill`` (a grid barrier between
-  steps), and for row and column patterns whose reads fit a diagonal pattern too,
-  ``line_fill`` (tiles of rows or columns chained by flags, no barrier) and strips in
-  that diagonal's frame; :mod:`runtime.costmodel` picks among them with latencies
-  measured on the machine (``launch_latency``, ``barrier_latency``).
+  steps); row and column patterns also by ``band_fill`` (each block owns a band of
+  every step and waits on per-band progress counters, only those of the bands before it
+  when the reads fit a diagonal pattern too, no barrier) and, when the reads are the
+  nearest neighbours, strips in that diagonal's frame; :mod:`runtime.costmodel` picks
+  among them with latencies measured on the machine (``launch_latency``,
+  ``barrier_latency``).
 - ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted.
 
 Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
@@ -49,12 +51,15 @@ from runtime.source import (SourceUnavailable, constant_offsets, function_namesp
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
-           "tiled_fill", "strip_fill", "wave_fill", "line_fill", "launch_latency",
-           "barrier_latency", "multiprocessors", "serves_strips", "cooperative_fill",
+           "tiled_fill", "strip_fill", "wave_fill", "band_fill", "launch_latency",
+           "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips", "cooperative_fill",
            "ScoreFill", "score_fill",
-           "THREADS"]
+           "THREADS", "BAND_THREADS"]
 
 THREADS = 256
+#: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
+#: best on the H200 for the knapsack, binomial and a stencil reading both sides.
+BAND_THREADS = 512
 
 #: Register strips: rows and columns of a lane's block of cells, and blocks of the row
 #: above a strip fetched at a time (a power of 2).
@@ -420,10 +425,11 @@ def _coherent_cell(rec: Recurrence) -> Any:
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
-                    indent: str) -> list[str]:
+                    indent: str, bound: str | None = None) -> list[str]:
     """Source lines computing ``unroll`` cells ``(i, j)``, the ``k``-th with ``var``
     advanced by ``k * stride``, every cell before any is stored (the cells are
-    independent, so their reads overlap).
+    independent, so their reads overlap).  With ``bound``, ``var`` stops short of it: a
+    cell past it is computed at ``bound - 1`` instead and not stored.
 
     Examples
     --------
@@ -439,10 +445,14 @@ def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: st
     """
     lines, stores = [], []
     for k in range(unroll):
-        at = (lambda e: re.sub(rf"\b{var}\b", f"({var} + {k} * {stride})", e)) if k else str
+        shifted = f"({var} + {k} * {stride})"
+        clamped = f"min({shifted}, {bound} - 1)" if bound and k else shifted
+        at = (lambda e: re.sub(rf"\b{var}\b", clamped, e)) if k else str
         lines += [f"{indent}i{k} = {at(i)}", f"{indent}j{k} = {at(j)}",
                   f"{indent}x{k} = cell(M, i{k}, j{k}{tail})"]
-        stores.append(f"{indent}M[i{k}, j{k}] = x{k}")
+        store = f"M[i{k}, j{k}] = x{k}"
+        stores += ([f"{indent}if {shifted} < {bound}:", f"{indent}    {store}"] if bound and k
+                   else [f"{indent}{store}"])
     return lines + stores
 
 
@@ -667,68 +677,111 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
                 label=f"shared-memory tiles {tile}x{tile}")
 
 
-_LINES = _TILE_HEAD + """    T = cuda.blockDim.x
-""" + _TAKE_TILE + """        u0 = tu * {TU}
-        v0 = tv * {TV}
-        for step in range({A}):
-            {a} = {a}0 + step
-            if {a} < {na}:
-                hi = min({nb}, {b}0 + {TB})
-                {b} = {b}0 + r
-                while {b} + {last} * T < hi:
-{unrolled}
-                    {b} += {U} * T
-                while {b} < hi:
-{single}
-                    {b} += T
+#: Bands: each block owns a fixed band of every step's cells and walks the steps in
+#: order; before step ``a`` it knows (``ready``) how many steps every band it reads from
+#: has finished, and polls their progress only when that is not enough.
+_BANDS = """
+def bands(M, progress{args}):
+    n = M.shape[0]
+    m = M.shape[1]
+    T = cuda.blockDim.x
+    r = cuda.threadIdx.x
+    c = cuda.blockIdx.x
+    width = ({nb} + cuda.gridDim.x - 1) // cuda.gridDim.x
+    lo = c * width
+    hi = min({nb}, lo + width)
+    upto = {upto}
+    S = cuda.shared.array(1, int32)
+    ready = 0
+    for {a} in range({na}):
+        while ready < {a}:
+            if r == 0:
+                S[0] = {na}
             cuda.syncthreads()
-""" + _DONE_TILE
+            low = int32({na})
+            f = r
+            while f < upto:
+                if f != c:
+                    low = min(low, LOAD(progress, f))
+                f += T
+            cuda.atomic.min(S, 0, int32(low))
+            cuda.syncthreads()
+            ready = S[0]
+            cuda.syncthreads()
+            if ready < {a}:
+                {nap}
+        {b} = lo + r
+        while {b} < hi:
+{cells}
+            {b} += {U} * T
+        cuda.threadfence()
+        cuda.syncthreads()
+        if r == 0:
+            cuda.atomic.exch(progress, c, int32({a} + 1))
+"""
+
+#: The flips of a row or column pattern's own walk (steps down, up, right, left), for
+#: bands that wait on every band: only the step axis's direction matters.
+_STEP_FLIPS = {"RUD": (False, False), "RDU": (True, False), "CLR": (False, False),
+               "CRL": (False, True)}
 
 
-def line_fill(rec: Recurrence, pattern_index: int, frame: str, lines: int = 1,
-              width: int = 2048, threads: int = THREADS, unroll: int = 8,
+def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
+              threads: int = BAND_THREADS, blocks: int | None = None, unroll: int = 1,
               copy_back: bool = True) -> DeviceFill:
-    """A row or column pattern filled in one persistent launch by tiles of ``lines``
-    steps (rows or columns) of ``width`` cells, when the recurrence also fits the
-    diagonal pattern ``frame``: its reads then go up and/or left in ``frame``'s NOSE frame
-    (:data:`patterns.DIAGONAL_FLIPS`), never along a step, so a tile needs only the tiles
-    above and to its left.  Blocks take tiles in tile anti-diagonal order from an atomic
-    ticket and wait on per-tile flags (deadlock-free as in :func:`wave_fill`); in a tile,
-    each step's cells are spread over the block's threads (``unroll`` a thread computed
-    before any is stored), a barrier between steps.  Cells stay in global memory, read
-    past L1.  No grid-wide barrier: rows of different tiles overlap.
+    """A row or column pattern filled in one persistent launch by bands: block ``c`` of
+    ``B`` owns the ``c``-th of ``B`` equal slices of every step (a band of columns, for
+    rows) and walks the steps in order, ``unroll`` cells a thread computed before any is
+    stored, publishing after each step how many it has finished (a progress counter per
+    band, after a memory fence).
 
-    ``SourceUnavailable`` when the cell function's source cannot be rewritten;
-    ``ValueError`` for a pattern that is not a row or column pattern.
+    Before step ``a`` a block needs every band its reads reach to have finished ``a``
+    steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
+    bands before this one (in ``frame``'s NOSE frame, :data:`patterns.DIAGONAL_FLIPS`,
+    every read goes up and/or left), so bands to the left run ahead and a band waits on
+    nothing to its right; without, it waits on every band.  The block's threads read the
+    counters together and keep their minimum, so a band that finds its left neighbours
+    ahead runs that many steps without polling again.  No ticket, no grid barrier, no
+    tile chain along a step: the wait between steps is one band's, not a row of tiles'.
+
+    Every band must be resident at once (a band waits on bands that must run), so the
+    grid is at most the cooperative limit; under the simulator, whose blocks run one
+    after another in order, a fill without ``frame`` takes one block.  Cells stay in
+    global memory, read past L1.  ``SourceUnavailable`` when the cell function's source
+    cannot be rewritten; ``ValueError`` for a pattern that is not a row or column pattern.
     """
     code = PATTERNS[pattern_index].code
     if code in DIAGONAL_FLIPS:
-        raise ValueError(f"the line fill is for the row and column patterns, not {code}")
-    rows, cols = DIAGONAL_FLIPS[frame]
+        raise ValueError(f"the band fill is for the row and column patterns, not {code}")
+    rows, cols = DIAGONAL_FLIPS[frame] if frame else _STEP_FLIPS[code]
     cell = _coherent_cell(rec)
-    along = "u" if code in ("RUD", "RDU") else "v"  # the axis the steps advance along
-    TU, TV = (lines, width) if along == "u" else (width, lines)
+    along = "u" if code in ("RUD", "RDU") else "v"
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
     tail = arg_tail(len(rec.args))
-    cells = lambda k: "\n".join(_unrolled_cells(Iu, Jv, b, "T", k, tail, " " * 20))  # noqa: E731
-    src = _LINES.format(
-        args=tail, TU=TU, TV=TV, A=lines, a=a, b=b, na="n" if a == "u" else "m",
-        nb="m" if b == "v" else "n", TB=width, last=unroll - 1, U=unroll,
-        unrolled=cells(unroll), single=cells(1), nap=_nap(), kname="lines")
-    kern = _kernel(rec, f"lines-{code}-{frame}-{lines}-{width}-{unroll}", src, "lines", cell,
-                   int64=np.int64, **_coherent(_cuda()))
     n, m = rec.shape
-    nu, nv = math.ceil(n / TU), math.ceil(m / TV)
-    sched = (_tile_order(nu, nv), np.zeros(nu * nv, np.int32), np.zeros(1, np.int64))
+    across = m if along == "u" else n
+    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", unroll, tail, " " * 12, "hi"))
+    src = _BANDS.format(
+        args=tail, a=a, b=b, na="n" if a == "u" else "m", nb="m" if b == "v" else "n",
+        upto="c" if frame else "cuda.gridDim.x", U=unroll, cells=cells, nap=_nap())
+    kern = _kernel(rec, f"bands-{code}-{frame}-{unroll}", src, "bands", cell,
+                   int32=np.int32, **_coherent(_cuda()))
+    sched = (np.zeros(multiprocessors() * 32, np.int32),)  # a counter per resident block
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        blocks = min(nu * nv, _sms(cuda) * max(1, 2048 // threads))
-        return [(blocks, threads, (dM, *dsched, *dargs))]
+        args = (dM, *dsched, *dargs)
+        if _simulated():
+            grid = min(blocks or 1, sched[0].size) if frame else 1
+        else:
+            most = min(_cooperative_blocks(kern, args, threads, math.ceil(across / unroll)),
+                       sched[0].size)
+            grid = most if blocks is None else min(blocks, most)
+        return [(grid, threads, args)]
 
     return _run(rec, kern, "C" if along == "u" else "F", copy_back, launches, sched,
-                label=f"tiles of {lines} {'row' if along == 'u' else 'column'}"
-                      f"{'s' if lines > 1 else ''} x {width} cells")
+                label=f"bands of {'rows' if along == 'u' else 'columns'}, "
+                      f"{'waiting on the bands before' if frame else 'waiting on every band'}")
 
 
 _REG_READ = """
@@ -1113,6 +1166,31 @@ def barrier_latency(blocks: int, repeat: int = 200, threads: int = THREADS) -> f
     kern[blocks, threads](a, repeat)
     cuda.synchronize()
     return (time.perf_counter() - t) / repeat
+
+
+def write_bandwidth(nbytes: int, repeat: int = 5) -> float:
+    """Bytes per second the device writes: the median of ``repeat`` launches of a
+    grid-stride kernel storing ``nbytes`` of 8-byte words (the ceiling for a fill that
+    writes each cell once and reads what it needs from L2)."""
+    cuda = require()
+
+    def build() -> Any:
+        return cuda.jit(compile_source(
+            "def writes(a, v):\n    q = cuda.grid(1)\n    while q < a.size:\n"
+            "        a[q] = v\n        q += cuda.gridsize(1)\n", "writes", {"cuda": cuda}))
+
+    kern = CACHE.get(write_bandwidth, ("cuda", "writes"), build)
+    a = cuda.device_array(max(1, nbytes // 8), np.int64)
+    grid = _max_blocks(cuda)
+    kern[grid, THREADS](a, 0)
+    cuda.synchronize()
+    times = []
+    for k in range(repeat):
+        t = time.perf_counter()
+        kern[grid, THREADS](a, k)
+        cuda.synchronize()
+        times.append(time.perf_counter() - t)
+    return a.nbytes / sorted(times)[len(times) // 2]
 
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).

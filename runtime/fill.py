@@ -282,8 +282,8 @@ def _modelled_fill(rec: Recurrence, plan: Plan, layout: str,
         if choice.kernel == "strips":
             return cuda.strip_fill(rec, BY_CODE[choice.frame or ""].index,
                                    copy_back=copy_back), choice.note()
-        if choice.kernel == "lines":
-            return (cuda.line_fill(rec, p.index, choice.frame or "", copy_back=copy_back),
+        if choice.kernel == "bands":
+            return (cuda.band_fill(rec, p.index, choice.frame, copy_back=copy_back),
                     choice.note())
         if choice.kernel == "cooperative":
             return cuda.cooperative_fill(rec, p.index, layout, copy_back, blocks=choice.blocks,

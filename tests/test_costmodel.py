@@ -12,7 +12,7 @@ from runtime.costmodel import SIMULATED, Calibration, choose, predict, probe
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
 CAL = Calibration("test GPU", 132, 19e-6, ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6)),
-                  1.0e-6, 1.5e-6, 0.67e-6, "now")
+                  1.0e-6, 1.5e-6, 0.5e-6, 0.67e-6, "now")
 
 
 def test_square_nearest_rows_take_register_strips():
@@ -22,28 +22,30 @@ def test_square_nearest_rows_take_register_strips():
     assert [k for k, _ in c.predicted][0] == "strips"
 
 
-def test_far_reads_leave_row_tiles_and_barriers_to_the_model():
+def test_far_reads_leave_bands_and_barriers_to_the_model():
     import knapsack
 
     rng = np.random.default_rng(0)
     rec = knapsack.make_knapsack(rng.integers(1, 1001, 1000), rng.integers(1, 1001, 1000),
                                  10**6 - 1)  # built, not filled
     c = choose(rec, "RUD", ("RUD", "NOSE"), 1001, CAL)
-    assert set(dict(c.predicted)) == {"lines", "cooperative", "launches"}  # j - w[i]: no strips
-    assert c.kernel == c.predicted[0][0] and c.frame == ("NOSE" if c.kernel == "lines" else None)
-    lines = dict(c.predicted)["lines"]
-    assert lines == pytest.approx((1001 + 489 - 1) * 1.5e-6)  # every tile diagonal fits at once
+    assert set(dict(c.predicted)) == {"bands", "cooperative", "launches"}  # j - w[i]: no strips
+    assert c.kernel == c.predicted[0][0] and c.frame == ("NOSE" if c.kernel == "bands" else None)
+    bands = dict(c.predicted)["bands"]
+    assert bands == pytest.approx(1001 * (1.5e-6 + 3 * 0.5e-6))  # 528 bands of 512: 4 rounds
 
 
 def test_short_wide_tables_leave_strips():
     # 64 rows of 2^20 cells: a strip would walk 2^20 columns with 2 warps
     pred = predict(CAL, "RUD", (64, 1 << 20), 64, "NOSE", "NOSE")
-    assert pred["strips"][0] > 100 * pred["lines"][0]
+    assert pred["strips"][0] > 100 * pred["bands"][0]
 
 
 def test_rows_no_diagonal_fits_pick_the_grid_with_the_least_barrier_and_rounds():
     pred = predict(CAL, "RUD", (1000, 1000), 1000, None, None)
-    assert set(pred) == {"cooperative", "launches"}
+    assert set(pred) == {"bands", "cooperative", "launches"}
+    # bands waiting on every band: a round a step and the barrier of the nearest grid (528)
+    assert pred["bands"][0] == pytest.approx(1000 * (1.5e-6 + 2.5e-6))
     seconds, blocks = pred["cooperative"]
     assert blocks == 132  # one round a step everywhere: the cheapest barrier wins
     assert seconds == pytest.approx(1000 * (1.3e-6 + 1.0e-6))

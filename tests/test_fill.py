@@ -442,9 +442,10 @@ LINE_FRAMES = [("RUD", "NOSE"), ("RUD", "NESO"), ("RDU", "SONE"), ("RDU", "SENO"
 
 
 @pytest.mark.parametrize("code, frame", LINE_FRAMES)
-def test_line_fill_tiles_rows_and_columns(code, frame):
-    # tiles of 2 steps x 3 cells over a 7 x 9 table (no side a multiple), 2 threads with
-    # 2 cells each per round, reads reaching 3 cells, several tiles back
+def test_band_fill_rows_and_columns(code, frame):
+    # bands over a 7 x 9 table (no side a multiple of the bands), 2 threads with 2 or 3
+    # cells each a round (the last cells of a band past its end), reads reaching 3 cells,
+    # several bands back; then the same bands waiting on every band
     from runtime import cuda
     from stencil import SIGNS
 
@@ -454,9 +455,36 @@ def test_line_fill_tiles_rows_and_columns(code, frame):
     rec = make_stencil(np.array(sorted(offsets)), (7, 9), 5, np.int64)
     plan = make_plan(rec)
     assert code in plan.patterns and frame in plan.patterns
-    res = cuda.line_fill(rec, BY_CODE[code].index, frame, lines=2, width=3, threads=2, unroll=2)
-    assert res.launches == 1 and res.kernel.startswith("tiles of 2 ")
+    for wait, blocks, unroll in ((frame, 3, 2), (frame, 2, 3), (None, 3, 1)):
+        res = cuda.band_fill(rec, BY_CODE[code].index, wait, threads=2, blocks=blocks,
+                             unroll=unroll)
+        assert res.launches == 1 and res.kernel.startswith("bands of ")
+        _same(res.table, plan.reference)
+
+
+#: Reads of the step before on both sides, for each row and column pattern: no diagonal
+#: pattern fits them.
+BOTH_SIDES = {"RUD": [(-1, -2), (-1, 3), (-2, 1), (-1, 0)], "RDU": [(1, -3), (1, 2), (2, 0)],
+              "CLR": [(-2, -1), (3, -1), (1, -2)], "CRL": [(-1, 1), (2, 1), (0, 2)]}
+
+
+@pytest.mark.parametrize("code", sorted(BOTH_SIDES))
+def test_band_fill_reads_on_both_sides_wait_on_every_band(code):
+    from runtime import cuda
+
+    rec = make_stencil(np.array(BOTH_SIDES[code]), (6, 11), 2, np.int64)
+    plan = make_plan(rec)
+    assert plan.patterns == (code,)
+    res = cuda.band_fill(rec, BY_CODE[code].index, None, threads=3, unroll=2)
+    assert res.kernel.endswith("waiting on every band")
     _same(res.table, plan.reference)
+
+
+def test_band_fill_is_for_rows_and_columns():
+    from runtime import cuda
+
+    with pytest.raises(ValueError, match="not NOSE"):
+        cuda.band_fill(make_stencil(np.array([(-1, 0)]), (3, 3), 0), BY_CODE["NOSE"].index)
 
 
 def test_light_rows_take_the_cost_models_kernel_on_cuda():

@@ -115,7 +115,7 @@ def test_strips_of_every_cell_type_at_4100(dtype, write_rec):
 
 @pytest.mark.parametrize("code, frame", [("RUD", "NOSE"), ("RDU", "SENO"), ("CLR", "SONE"),
                                          ("CRL", "NESO")])
-def test_line_tiles_at_4100(code, frame):
+def test_bands_at_4100(code, frame):
     rng = np.random.default_rng(7)
     regions = sorted(BY_CODE[code].allowed & BY_CODE[frame].allowed)
     from stencil import SIGNS
@@ -123,9 +123,21 @@ def test_line_tiles_at_4100(code, frame):
     offsets = {tuple(int(s * rng.integers(1, 40)) for s in SIGNS[regions[k % 2]]) for k in range(6)}
     rec = make_stencil(np.array(sorted(offsets)), (4100, 4099), 5, np.int64)
     plan = make_plan(rec)
-    for lines, width in ((1, 2048), (3, 1000)):
-        res = cuda.line_fill(rec, BY_CODE[code].index, frame, lines, width)
+    for wait, threads, blocks, unroll in ((frame, 512, None, 1), (frame, 256, 100, 3),
+                                          (None, 512, None, 1)):
+        res = cuda.band_fill(rec, BY_CODE[code].index, wait, threads, blocks, unroll)
         np.testing.assert_array_equal(res.table, plan.reference)
+
+
+@pytest.mark.parametrize("code, offsets", [("RUD", [(-1, -30), (-1, 17), (-3, 2), (-1, 0)]),
+                                           ("CRL", [(-9, 1), (25, 1), (0, 3)])])
+def test_bands_reading_both_sides_at_4100(code, offsets):
+    rec = make_stencil(np.array(offsets), (4100, 4099), 1, np.int64)
+    plan = make_plan(rec)
+    assert plan.patterns == (code,)
+    res = cuda.band_fill(rec, BY_CODE[code].index)
+    assert res.kernel.endswith("waiting on every band")
+    np.testing.assert_array_equal(res.table, plan.reference)
 
 
 def test_cost_model_calibrates_and_picks_on_the_gpu():
@@ -133,7 +145,7 @@ def test_cost_model_calibrates_and_picks_on_the_gpu():
 
     cal = costmodel.calibration(refresh=True)
     assert cal.launch_s > 0 and all(s > 0 for _, s in cal.barrier_s)
-    assert cal.round_s >= 0 and cal.tile_s > 0 and cal.strip_step_s > 0
+    assert cal.round_s >= 0 and cal.band_s > 0 and cal.band_round_s >= 0 and cal.strip_step_s > 0
     assert costmodel.cache_path(cal.device).exists()
     import knapsack
 
