@@ -96,7 +96,7 @@ class Calibration:
 #: Stand-ins under the simulator (H200 measurements, rounded).
 SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
                         ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
-                        1.6e-6, 2.6e-6, 0.95e-6, 0.75e-6, "not measured")
+                        1.6e-6, 2.6e-6, 1.3e-6, 0.75e-6, "not measured")
 
 
 @dataclass(frozen=True)
