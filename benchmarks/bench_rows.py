@@ -50,7 +50,8 @@ def main() -> None:
     a = ap.parse_args()
     cal = costmodel.calibration()
     print(f"calibration: {cal.summary()}; round {cal.round_s * 1e6:.2f} us, band step "
-          f"{cal.band_s * 1e6:.2f} us + {cal.band_round_s * 1e6:.2f} a further round, strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
+          f"{cal.band_s * 1e6:.2f} us + {cal.band_round_s * 1e6:.2f} a further round, "
+          f"strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
     peak = cuda.write_bandwidth(1001 * 1000000 * 8)
     print(f"write bandwidth: {peak / 1e9:.0f} GB/s (8.0 GB of int64 words)", flush=True)
     cols = ["launches", "coop max grid", "coop model grid", "bands before", "bands every",

@@ -52,9 +52,8 @@ from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
            "tiled_fill", "strip_fill", "wave_fill", "band_fill", "launch_latency",
-           "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips", "cooperative_fill",
-           "ScoreFill", "score_fill",
-           "THREADS", "BAND_THREADS"]
+           "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
+           "cooperative_fill", "ScoreFill", "score_fill", "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -720,12 +719,6 @@ def bands(M, progress{args}):
             cuda.atomic.exch(progress, c, int32({a} + 1))
 """
 
-#: The flips of a row or column pattern's own walk (steps down, up, right, left), for
-#: bands that wait on every band: only the step axis's direction matters.
-_STEP_FLIPS = {"RUD": (False, False), "RDU": (True, False), "CLR": (False, False),
-               "CRL": (False, True)}
-
-
 def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
               threads: int = BAND_THREADS, blocks: int | None = None, unroll: int = 1,
               copy_back: bool = True) -> DeviceFill:
@@ -750,10 +743,12 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     global memory, read past L1.  ``SourceUnavailable`` when the cell function's source
     cannot be rewritten; ``ValueError`` for a pattern that is not a row or column pattern.
     """
-    code = PATTERNS[pattern_index].code
+    p = PATTERNS[pattern_index]
+    code = p.code
     if code in DIAGONAL_FLIPS:
         raise ValueError(f"the band fill is for the row and column patterns, not {code}")
-    rows, cols = DIAGONAL_FLIPS[frame] if frame else _STEP_FLIPS[code]
+    # without a frame only the step axis's direction matters: the pattern's own walk
+    rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
     cell = _coherent_cell(rec)
     along = "u" if code in ("RUD", "RDU") else "v"
     a, b = ("u", "v") if along == "u" else ("v", "u")
