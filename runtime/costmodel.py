@@ -15,11 +15,13 @@ The candidates for a pattern whose cells are light (the planning sweep's rule,
 
 Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``, or
 ``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
-measured directly; a round of a cooperative step, a step of a band fill and a step of
-a register strip from timing those fills on a built-in light recurrence (the *probe*:
-``(M[i-1, j-1] + M[i-1, j]) % 65521``).  Predictions, for a table ``n x m`` (in the
-kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads a block, ``U`` cells a thread
-a round, ``B_band`` bands of ``BAND_THREADS`` (as many as are resident)::
+measured directly; a round of a cooperative step and a step of a band fill from timing
+those fills on a built-in knapsack (the *rows probe*: ``max(M[i-1, j], M[i-1, j - W[i-1]]
++ V[i-1])``, int64), and a step of a register strip on a built-in nearest-neighbour
+recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) % 65521``, int32).  Predictions,
+for a table ``n x m`` (in the kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads
+a block, ``U`` cells a thread a round, ``B_band`` bands of ``BAND_THREADS`` (as many as
+are resident)::
 
     launches        S (launch + ceil(N / S / (B_max T)) round)
     cooperative(B)  S (barrier(B) + ceil(N / S / (B T U)) round)
@@ -30,11 +32,11 @@ a round, ``B_band`` bands of ``BAND_THREADS`` (as many as are resident)::
 where the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads.
 
-Assumptions: the cells cost about what the probe's cost (light: a few loads and
-arithmetic), so the model compares the kernels' overheads and parallelism, not the cell
-function; heavy cells are not modelled and keep a launch per step.  Under numba's
-simulator nothing is measured: nominal constants (H200 measurements) stand in, so the
-choice logic runs in tests.
+Assumptions: the cells cost about what the probes' cost (light: a few loads and
+arithmetic, one of them data-dependent in the rows probe), so the model compares the
+kernels' overheads and parallelism, not the cell function; heavy cells are not modelled
+and keep a launch per step.  Under numba's simulator nothing is measured: nominal
+constants (H200 measurements) stand in, so the choice logic runs in tests.
 """
 
 from __future__ import annotations
@@ -54,14 +56,15 @@ import numpy as np
 from depgraph.api import Recurrence, recurrence
 from patterns import BY_CODE, DIAGONAL_FLIPS
 
-__all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS"]
+__all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
+           "probe", "rows_probe"]
 
 #: Candidate kernels, in the order ties are broken.
 KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 3
+VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Calibration:
 #: Stand-ins under the simulator (H200 measurements, rounded).
 SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
                         ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
-                        1.6e-6, 2.6e-6, 1.3e-6, 0.75e-6, "not measured")
+                        1.9e-6, 2.7e-6, 0.85e-6, 0.75e-6, "not measured")
 
 
 @dataclass(frozen=True)
@@ -169,9 +172,41 @@ def _probe_cell(M: Any, i: int, j: int) -> int:
 
 
 def probe(n: int, m: int) -> Recurrence:
-    """The light recurrence the calibration times (reads up and up-left: it fits RUD and
-    NOSE, and strips serve it)."""
+    """The light recurrence the calibration times the strips on (reads up and up-left: it
+    fits RUD and NOSE, and strips serve it).
+
+    Examples
+    --------
+    >>> probe(3, 4).shape
+    (3, 4)
+    """
     return recurrence(shape=(n, m), dtype=np.int32, name="probe")(_probe_cell)
+
+
+def _rows_cell(M: Any, i: int, j: int, W: Any, V: Any) -> int:
+    if i == 0:
+        return 0
+    w = W[i - 1]
+    if w <= j:
+        return max(M[i - 1, j], M[i - 1, j - w] + V[i - 1])
+    return M[i - 1, j]
+
+
+def rows_probe(n: int, m: int) -> Recurrence:
+    """The light recurrence the calibration times the row kernels on (bands, cooperative
+    steps, launches): a 0/1 knapsack over ``n - 1`` seeded items of weights 1 to 1024, the
+    shape of most row recurrences (int64 cells, the row above read at the same column and
+    at an offset loaded from an argument).
+
+    Examples
+    --------
+    >>> rec = rows_probe(3, 5)
+    >>> rec.shape, rec.dtype.name
+    ((3, 5), 'int64')
+    """
+    rng = np.random.default_rng(n)
+    W, V = rng.integers(1, 1025, n), rng.integers(1, 1025, n)
+    return recurrence(shape=(n, m), dtype=np.int64, args=(W, V), name="rows_probe")(_rows_cell)
 
 
 def strip_steps(n: int, m: int) -> float:
@@ -187,7 +222,7 @@ MEASURE_STEPS = 5
 
 
 def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Calibration:
-    """Time the latencies and the probe's fills on the current device, calling ``done``
+    """Time the latencies and the probes' fills on the current device, calling ``done``
     with each of the ``MEASURE_STEPS`` steps finished."""
     from runtime import cuda
 
@@ -204,14 +239,15 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
 
     n, m = 64, 1 << 20
     blocks, bar = barriers[1]
-    coop = best(lambda: cuda.cooperative_fill(probe(n, m), rows, "C", False, THREADS, blocks,
-                                              UNROLL).compute_s)
+    coop = best(lambda: cuda.cooperative_fill(rows_probe(n, m), rows, "C", False, THREADS,
+                                              blocks, UNROLL).compute_s)
     rounds = math.ceil(m / (blocks * THREADS * UNROLL))
     round_s = max(coop / n - bar, 0.0) / rounds
     done(3)
     across = sms * (2048 // cuda.BAND_THREADS) * cuda.BAND_THREADS  # one round a band
-    band, band4 = (best(lambda k=k: cuda.band_fill(probe(1024, k * across), rows, "NOSE",
-                                                   copy_back=False).compute_s) for k in (1, 4))
+    band, band4 = (best(lambda k=k: cuda.band_fill(rows_probe(1024, k * across), rows,
+                                                   "NOSE", copy_back=False).compute_s)
+                   for k in (1, 4))
     done(4)
     strips = best(lambda: cuda.strip_fill(probe(4096, 8192), BY_CODE["NOSE"].index,
                                           copy_back=False).compute_s)

@@ -35,6 +35,30 @@ def test_far_reads_leave_bands_and_barriers_to_the_model():
     assert bands == pytest.approx(1001 * (1.5e-6 + 3 * 0.5e-6))  # 528 bands of 512: 4 rounds
 
 
+def test_knapsack_takes_the_bands_with_the_h200_constants():
+    import knapsack
+
+    rng = np.random.default_rng(1000)
+    rec = knapsack.make_knapsack(rng.integers(1, 1001, 1000), rng.integers(1, 1001, 1000),
+                                 10**6 - 1)
+    c = choose(rec, "RUD", ("RUD", "NOSE"), 1001, SIMULATED)
+    assert (c.kernel, c.frame) == ("bands", "NOSE")  # on the H200: 5.39 ms, cooperative 7.65
+    assert dict(c.predicted)["bands"] == pytest.approx(1001 * (2.7e-6 + 3 * 0.85e-6))
+
+
+def test_rows_probe_is_a_knapsack_whose_reads_fit_the_bands_frame():
+    from runtime.plan import make_plan
+
+    rec = costmodel.rows_probe(6, 3000)
+    plan = make_plan(rec)
+    assert rec.dtype == np.int64 and {"RUD", "NOSE"} <= set(plan.patterns)
+    W, V = rec.args
+    best = [0] * 3000
+    for w, v in zip(W[:5], V[:5]):  # the textbook 0/1 knapsack, one item a row
+        best = [max(best[j], best[j - w] + v) if w <= j else best[j] for j in range(3000)]
+    assert plan.reference[-1].tolist() == best and best[-1] > 0
+
+
 def test_short_wide_tables_leave_strips():
     # 64 rows of 2^20 cells: a strip would walk 2^20 columns with 2 warps
     pred = predict(CAL, "RUD", (64, 1 << 20), 64, "NOSE", "NOSE")
