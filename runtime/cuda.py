@@ -53,7 +53,8 @@ from runtime.cpu import _unravel
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
            "tiled_fill", "strip_fill", "wave_fill", "band_fill", "launch_latency",
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
-           "cooperative_fill", "ScoreFill", "score_fill", "THREADS", "BAND_THREADS"]
+           "cooperative_fill", "ScoreFill", "score_fill", "RingFill", "ring_score_fill",
+           "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -1121,6 +1122,93 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
     value = res.table[(n + m - 2) % window, n - 1]
     cell_ij = (0 if rows else n - 1, 0 if cols else m - 1)
     return ScoreFill(value, cell_ij, window, res.h2d_s, res.compute_s, res.compile_s)
+
+
+_RING_SCORE = """
+def ring(B, ck, steps{args}):
+    n = ck[0]
+    m = ck[1]
+    grid = cuda.cg.this_grid()
+    for t in range(steps):
+        {fix}
+        q = {lo} + cuda.grid(1)
+        hi = {hi}
+        while q < hi:
+            i = {i}
+            j = {j}
+            B[{slot}] = cell(B, i, j{args}, ck)
+            q += cuda.gridsize(1)
+        grid.sync()
+"""
+
+#: A read of the ring ``B`` past L1, checked: the first out-of-bounds read is recorded in
+#: ``ck[2:7]`` (flag, cell, read; the table's shape is ``ck[0:2]``), as the CPU score does.
+_RING_READ = """
+def read(B, ck, x0, x1, a, b):
+    if a < 0 or a >= ck[0] or b < 0 or b >= ck[1]:
+        if cuda.atomic.cas(ck, 2, 0, 1) == 0:
+            ck[3] = x0
+            ck[4] = x1
+            ck[5] = a
+            ck[6] = b
+        return B[0, 0]
+    return LOAD(B, ({slot}))
+"""
+
+
+@dataclass(frozen=True)
+class RingFill:
+    """A score-only fill of a row or column pattern: the ring of the last ``keep`` rows
+    (columns), the first out-of-bounds read (``ck``, as :data:`_RING_READ` records it) and
+    its times in seconds."""
+
+    ring: np.ndarray
+    ck: np.ndarray
+    h2d_s: float
+    compute_s: float
+    compile_s: float
+
+
+def ring_score_fill(rec: Recurrence, pattern_index: int, keep: int,
+                    threads: int = THREADS) -> RingFill:
+    """A row (column) pattern filled keeping only its last ``keep`` rows (columns), slice
+    ``t`` in slot ``t % keep``: one cooperative launch, a grid-wide barrier between
+    steps, so a slot is overwritten only after every cell that reads it is done.
+
+    The reads must reach at most ``keep - 1`` rows (columns) back, as
+    :func:`runtime.score.score_plan` finds them; each is checked against the table's
+    shape, the first bad one recorded (``RingFill.ck``), not followed.  ``ValueError``
+    for a pattern that is not a row or column pattern.
+    """
+    p = PATTERNS[pattern_index]
+    if p.code in DIAGONAL_FLIPS:
+        raise ValueError(f"the ring score is for the row and column patterns, not {p.code}")
+    axis = 0 if p.storage == "rows" else 1
+    n, m = rec.shape
+    K = int(min(keep, rec.shape[axis]))
+    slot = (lambda a, b: f"int64({a}) % {K}, int64({b})") if axis == 0 else (
+        lambda a, b: f"int64({a}), int64({b}) % {K}")
+    cuda = _cuda()
+    cell = _rewritten_cell(rec, ("ring-cell", axis, K), _RING_READ.format(slot=slot("a", "b")),
+                           {**_coherent(cuda), "int64": np.int64})
+    src = STEP_SOURCE[p.code]
+    kern = _kernel(rec, f"ring-{p.code}-{K}", _RING_SCORE.format(
+        args=arg_tail(len(rec.args)), fix=src.fix, lo=src.lo, hi=src.hi, i=src.i, j=src.j,
+        slot=slot("i", "j")), "ring", cell, int64=np.int64)
+    ck = np.zeros(7, np.int64)
+    ck[:2] = rec.shape
+    got: dict[str, Any] = {}
+
+    def launches(cuda: Any, dB: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        got["ck"] = dsched[0]
+        args = (dB, dsched[0], p.steps((n, m)), *dargs)
+        return [(_cooperative_blocks(kern, args, threads, rec.shape[1 - axis]), threads, args)]
+
+    res = _run(rec, kern, "C", True, launches, (ck,), label="one cooperative launch",
+               shape=(K, m) if axis == 0 else (n, K))
+    assert res.table is not None
+    return RingFill(res.table, got["ck"].copy_to_host(), res.h2d_s, res.compute_s,
+                    res.compile_s)
 
 
 def launch_latency(repeat: int = 200) -> float:

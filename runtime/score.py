@@ -13,24 +13,26 @@ in the source (:mod:`runtime.source`) instead of by tracing the table:
   last ``K``, ``K - 1`` the farthest read upwards;
 - or every read's row (column) at a constant offset of one sign, whatever its column
   (row), data-dependent included (knapsack's ``M[i - 1, j - w[i]]``): a row (column)
-  pattern; the fill walks rows (columns) in that order and keeps the last ``K``, on the
-  CPU, the cells of a row (column) split among threads.
+  pattern; the fill walks rows (columns) in that order and keeps the last ``K``, the
+  cells of a row (column) split among threads (CPU) or the GPU
+  (:func:`runtime.cuda.ring_score_fill`, every read checked there).
 
 CPU threads meet at a barrier (:func:`runtime.intrinsics.arrive`) between diagonals or
 rows, so they run only where :func:`runtime.cpu.barrier_threads` says a barrier holds
 (else one core).
 
-Reads are checked on the CPU: every read on the CPU backends; before a GPU fill, the
-cells within the farthest read of the frame's first rows and columns (the only cells
-whose constant offsets can leave the table) are filled on the CPU with checked reads.
-So an out-of-bounds read is reported, naming the cell and the read, as in every fill.
+Reads are checked: every read on the CPU backends and in the GPU's rows (columns);
+before a GPU window fill, the cells within the farthest read of the frame's first rows
+and columns (the only cells whose constant offsets can leave the table) are filled on
+the CPU with checked reads.  So an out-of-bounds read is reported, naming the cell and
+the read, as in every fill.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -382,8 +384,7 @@ def score(rec: Recurrence, backend: str = "auto",
     """The value of the last cell of ``rec``'s walk (see the module docstring), filled
     on ``backend`` (``auto``, ``cuda``, ``cpu`` or ``python``); ``progress`` is called with
     the cells done so far (CPU backends); ``plan``: :func:`score_plan`'s, when the caller
-    already has it.  Rows or columns with data-dependent reads run on the CPU;
-    ``--backend cuda`` asks for a diagonal pattern.
+    already has it.
 
     Examples
     --------
@@ -398,16 +399,8 @@ def score(rec: Recurrence, backend: str = "auto",
     from runtime.fill import resolve_backend
 
     plan = plan or score_plan(rec)
-    asked = backend
     backend, why = resolve_backend(backend)
     notes = [why]
-    if backend == "cuda" and not plan.gpu:
-        if asked == "cuda":
-            raise NoPatternError(f"a score-only fill on the GPU needs reads at constant offsets "
-                                 f"in a diagonal pattern; {plan.pattern} walks rows or columns "
-                                 "on the CPU: use --backend cpu")
-        backend = "cpu"
-        notes.append(f"{plan.pattern}: no GPU score-only fill for rows or columns, so the CPU")
     n, m = rec.shape
     slices = ("rows", "columns")[plan.axis]
     notes.append(f"reads at constant {'' if plan.gpu else slices[:-1] + ' '}offsets allow "
@@ -419,6 +412,14 @@ def score(rec: Recurrence, backend: str = "auto",
     if backend == "cpu":
         return _cpu_score(rec, plan, progress, notes)
     from runtime import cpu, cuda
+
+    if not plan.gpu:  # rows or columns: a ring, every read checked on the device
+        ring = cuda.ring_score_fill(rec, BY_CODE[plan.pattern].index, plan.keep)
+        _raise_out_of_bounds(ring.ck[None, :], rec.shape)
+        notes += [f"the last {plan.keep} {slices} kept",
+                  f"one cooperative launch, a grid barrier between {slices}"]
+        return replace(_result(plan, ring.ring, plan.last(rec.shape), backend, ring.compute_s,
+                               ring.compile_s, notes), h2d_s=ring.h2d_s)
 
     kern = _ring_kernel(rec, plan, False)
     B = _ring(rec, plan)

@@ -165,3 +165,21 @@ def test_score_only_at_4100(code, write_rec):
     res = score(rec, "cuda")
     assert res.pattern == code and res.kept == 4 * 4100
     verify_score(res, make_plan(rec).reference)
+
+
+def test_ring_score_of_rows_and_columns_at_4100(write_rec):
+    # the knapsack (a read at j - w[i], far), and reads one and two lines back in all four
+    # line patterns, one at a data-dependent place (tests/test_score.py's line_reads)
+    from knapsack import make_knapsack
+    from test_score import line_reads
+
+    from runtime.score import score, verify_score
+
+    rng = np.random.default_rng(11)
+    recs = [make_knapsack(rng.integers(1, 400, 4100), rng.integers(1, 1000, 4100), 65535)]
+    recs += [load(write_rec(line_reads(code, (4100, 4099)))) for code in ("RUD", "RDU", "CLR", "CRL")]
+    for rec in recs:
+        res = score(rec, "cuda")
+        assert res.backend == "cuda" and res.line is not None
+        assert verify_score(res, make_plan(rec).reference).endswith("equals the sequential "
+                                                                    "reference exactly")

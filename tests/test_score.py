@@ -98,14 +98,33 @@ def test_score_ring_must_fit_in_memory(write_rec, monkeypatch):
         score(rec, "cpu")
 
 
-def test_score_of_rows_on_a_gpu_machine_runs_on_the_cpu(write_rec, monkeypatch):
-    from runtime import fill
+@pytest.mark.parametrize("code", sorted(LINES))
+@pytest.mark.parametrize("shape", [(9, 7), (4, 11), (3, 1), (1, 5)])
+def test_gpu_score_keeps_a_ring_of_rows_or_columns(code, shape, write_rec):
+    rec = load(write_rec(line_reads(code, shape)))
+    res = score(rec, "cuda")
+    axis = 0 if code[0] == "R" else 1
+    assert res.backend == "cuda" and res.pattern == code
+    assert res.kept == min(3, shape[axis]) * shape[1 - axis]
+    slices = ("rows", "columns")[axis]
+    assert f"one cooperative launch, a grid barrier between {slices}" in res.notes
+    assert verify_score(res, make_plan(rec).reference).endswith(
+        "equals the sequential reference exactly")
 
-    rec = load(write_rec(line_reads("RUD", (6, 5))))
-    monkeypatch.setattr(fill, "resolve_backend", lambda b: ("cuda", "a GPU (test)"))
-    res = score(rec, "auto")
-    assert res.backend == "cpu" and "RUD: no GPU score-only fill for rows or columns" in res.notes[1]
-    with pytest.raises(NoPatternError, match="use --backend cpu"):
+
+@pytest.mark.parametrize("code", sorted(LINES))
+def test_gpu_score_names_an_out_of_bounds_read_of_rows(code, write_rec):
+    near = LINES[code][0].format(n=6, m=5).replace("% ", "% 2 * 9 - ")  # reaches past the edge
+    rec = load(write_rec(f"""
+W = np.arange(6, dtype=np.int64)
+
+@recurrence(shape=(6, 5), dtype=np.int64, args=(W,))
+def far(M, i, j, W):
+    return 1 + {near} if {LINES[code][3].format(n=6, m=5)} else 0
+"""))
+    assert score_plan(rec).pattern == code
+    with pytest.raises(OutOfBoundsError, match=r"cell \(\d+, \d+\) reads \(-?\d+, -?\d+\), "
+                                               r"outside shape \(6, 5\)"):
         score(rec, "cuda")
 
 
