@@ -1186,8 +1186,9 @@ def ring_score_fill(rec: Recurrence, pattern_index: int, keep: int,
     axis = 0 if p.storage == "rows" else 1
     n, m = rec.shape
     K = int(min(keep, rec.shape[axis]))
-    slot = (lambda a, b: f"int64({a}) % {K}, int64({b})") if axis == 0 else (
-        lambda a, b: f"int64({a}), int64({b}) % {K}")
+    from runtime.score import _slot  # the CPU ring's slots, indices cast for the loads
+
+    slot = lambda a, b: _slot(axis, f"int64({a})", f"int64({b})", K)  # noqa: E731
     cuda = _cuda()
     cell = _rewritten_cell(rec, ("ring-cell", axis, K), _RING_READ.format(slot=slot("a", "b")),
                            {**_coherent(cuda), "int64": np.int64})
