@@ -374,7 +374,7 @@ def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
 
     rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
     res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
-    assert res.kernel == "register strips of 256 rows (8x1 cells a lane)"
+    assert res.kernel == "register strips of 128 rows (4x1 cells a lane)"
     _same(res.table, make_plan(rec).reference)
 
 
