@@ -168,7 +168,7 @@ def _run_score(args: argparse.Namespace, rec: Any) -> int:
 
     from depgraph.errors import TooLargeError
     from depgraph.progress import progress
-    from depgraph.trace import available_memory
+    from depgraph.trace import available_memory, format_bytes
     from runtime.plan import make_plan
     from runtime.score import score, score_plan, verify_score
 
@@ -188,7 +188,7 @@ def _run_score(args: argparse.Namespace, rec: Any) -> int:
         table_bytes = rec.cells * rec.dtype.itemsize
         if table_bytes > available_memory() // 2:
             raise TooLargeError(f"--verify needs the whole {rec.shape} table for the reference "
-                                f"({table_bytes / 1e9:.1f} GB), more than half the free memory")
+                                f"({format_bytes(table_bytes)}), more than half the free memory")
         verified = verify_score(res, make_plan(rec).reference)
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
@@ -298,22 +298,17 @@ def format_analysis(d: dict[str, Any]) -> str:
                          f"(minimal stages {d['stages']:,})")
         else:
             lines.append("selected     none: no pattern fits; fill by stages")
+    from depgraph.trace import format_bytes
+
     rate = d["trace_cells_per_s"]
     lines += [
         f"time         trace {t['trace_s']:.3f} s ({rate:,.0f} cells/s), graph {t['graph_s']:.3f} s, "
         f"stages {t['stages_s']:.3f} s, classify {t['classify_s']:.3f} s",
-        f"memory       graph {_bytes(d['graph_bytes'])} "
+        f"memory       graph {format_bytes(d['graph_bytes'])} "
         f"({d['graph_bytes'] / max(d['edges'], 1):.1f} B/edge incl. pointers), "
-        f"table {_bytes(d['table_bytes'])}",
+        f"table {format_bytes(d['table_bytes'])}",
     ]
     return "\n".join(lines)
-
-
-def _bytes(n: int) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

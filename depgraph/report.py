@@ -63,6 +63,7 @@ from depgraph.errors import (
     TooLargeError,
     UsageError,
 )
+from depgraph.trace import format_bytes
 
 __all__ = [
     "Report",
@@ -454,10 +455,6 @@ def _trace_module() -> Any:
     return sys.modules["depgraph.trace"]
 
 
-def _gb(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
-
-
 def _shape_text(shape: Sequence[int]) -> str:
     return "×".join(str(int(s)) for s in shape)
 
@@ -510,9 +507,9 @@ def _measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok
     limit = memory_limit if memory_limit is not None else _trace_module().available_memory()
     need_table = TABLE_COPIES * table_bytes
     if need_table > limit:
-        row["skipped"] = (f"{label}: the table is {_gb(table_bytes)} and a fill keeps about "
-                          f"{TABLE_COPIES} copies ({_gb(need_table)}); {_gb(limit)} is "
-                          "available, so this size was skipped")
+        row["skipped"] = (f"{label}: the table is {format_bytes(table_bytes)} and a fill keeps "
+                          f"about {TABLE_COPIES} copies ({format_bytes(need_table)}); "
+                          f"{format_bytes(limit)} is available, so this size was skipped")
         return row
 
     n_tasks = 2 + len(backends) * len(SCHEDULES)
@@ -532,10 +529,10 @@ def _measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok
     ov["trace_estimate_bytes"] = est_bytes
     if max_trace_cells is not None and cells > max_trace_cells:
         why_no_trace = (f"{cells:,} cells is over the trace cap of {max_trace_cells:,} cells "
-                        f"(tracing is plain Python; it would need about {_gb(est_bytes)})")
+                        f"(tracing is plain Python; it would need about {format_bytes(est_bytes)})")
     elif est_bytes > limit:
-        why_no_trace = (f"tracing {cells:,} cells needs about {_gb(est_bytes)} "
-                        f"(~{rpc:.0f} reads a cell) and {_gb(limit)} is available")
+        why_no_trace = (f"tracing {cells:,} cells needs about {format_bytes(est_bytes)} "
+                        f"(~{rpc:.0f} reads a cell) and {format_bytes(limit)} is available")
     elif max_trace_s is not None and est_s is not None and est_s > max_trace_s:
         why_no_trace = (f"tracing {cells:,} cells would take about {est_s:,.0f} s at the "
                         f"rate of the last size (~{rpc:.0f} reads a cell), over the "

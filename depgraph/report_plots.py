@@ -392,12 +392,9 @@ def write_plots(rep: Report, out: Path) -> list[Path]:
 
 
 def _bytes(n: float | None) -> str:
-    if n is None:
-        return "–"
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n:.0f} B"
+    from depgraph.trace import format_bytes
+
+    return "–" if n is None else format_bytes(n)
 
 
 def _int(v: int | None) -> str:

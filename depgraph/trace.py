@@ -36,7 +36,7 @@ from depgraph.errors import (
     WriteError,
 )
 
-__all__ = ["Trace", "trace", "estimate_trace_bytes", "available_memory"]
+__all__ = ["Trace", "trace", "estimate_trace_bytes", "available_memory", "format_bytes"]
 
 #: Memory a trace needs per cell, beyond the reads: the value slot and object, the
 #: finish order, the stack flag and the final table and graph arrays (measured on LCS).
@@ -93,6 +93,19 @@ def available_memory() -> int:
     except OSError:
         pass
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+
+
+def format_bytes(nbytes: float) -> str:
+    """A byte count for a person: GB from 0.1 GB, MB from 0.1 MB, else kB.
+
+    Examples
+    --------
+    >>> format_bytes(12_345_678_901), format_bytes(216_000), format_bytes(216)
+    ('12.3 GB', '0.2 MB', '0.2 kB')
+    """
+    if nbytes >= 1e8:
+        return f"{nbytes / 1e9:.1f} GB"
+    return f"{nbytes / 1e6:.1f} MB" if nbytes >= 1e5 else f"{nbytes / 1e3:.1f} kB"
 
 
 def estimate_trace_bytes(cells: int, reads_per_cell: float = 3.0) -> int:
@@ -265,8 +278,8 @@ def trace(
     if need > limit:
         raise TooLargeError(
             f"tracing {rec.name!r} at shape {shape} ({n:,} cells) needs about "
-            f"{_gb(need)} of memory (about {BYTES_PER_CELL + 3 * BYTES_PER_READ} bytes a "
-            f"cell) and {_gb(limit)} is available: analyze a smaller size, or trace only "
+            f"{format_bytes(need)} of memory (about {BYTES_PER_CELL + 3 * BYTES_PER_READ} bytes a "
+            f"cell) and {format_bytes(limit)} is available: analyze a smaller size, or trace only "
             "a target cell's graph with --target"
         )
     if target is not None:
@@ -346,8 +359,6 @@ def trace(
     )
 
 
-def _gb(nbytes: int) -> str:
-    return f"{nbytes / 1e9:.1f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
 
 
 def _target_flat(target: Sequence[int], shape: tuple[int, ...]) -> int:

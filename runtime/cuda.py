@@ -25,6 +25,8 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   among them with latencies measured on the machine (``launch_latency``,
   ``barrier_latency``).
 - ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted.
+- Before anything is allocated, what a fill puts on the device (table, args, schedule) is
+  checked against the device's free memory (``TooLargeError``, not a CUDA error).
 
 Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
 function compiles as a numba.cuda device function.
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence
-from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError
+from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError, TooLargeError
 from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, constant_offsets, function_namespace,
@@ -54,7 +56,7 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "tiled_fill", "strip_fill", "wave_fill", "band_fill", "launch_latency",
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "RingFill", "ring_score_fill",
-           "THREADS", "BAND_THREADS"]
+           "free_memory", "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -348,6 +350,30 @@ def _compile(kernel: Any, args: tuple[Any, ...]) -> None:
 Launches = list[tuple[int, int, tuple[Any, ...]]]
 
 
+def free_memory() -> float:
+    """Bytes free on the current device (``inf`` under the simulator)."""
+    return float(require().current_context().get_memory_info().free)
+
+
+def _check_fits(rec: Recurrence, shape: tuple[int, ...], schedule: tuple[np.ndarray, ...]) -> None:
+    """``TooLargeError`` unless the table of ``shape`` (the recurrence's, or a score's
+    window), the args and the ``schedule`` arrays fit in the device's free memory: a fill
+    that would not fit says so and what to run instead, rather than failing in a CUDA
+    allocation."""
+    from depgraph.trace import format_bytes
+
+    table = math.prod(shape) * np.dtype(rec.dtype).itemsize
+    rest = sum(a.nbytes for a in (*rec.args, *schedule) if isinstance(a, np.ndarray))
+    free = free_memory()
+    if table + rest > free:
+        raise TooLargeError(
+            f"the GPU fill needs {format_bytes(table + rest)} on the device (the {shape} "
+            f"{np.dtype(rec.dtype)} table {format_bytes(table)}, args and schedule "
+            f"{format_bytes(rest)}), more than the {format_bytes(free)} free; fill on the "
+            "CPU (--backend cpu)" + (" or keep only the score (--score)"
+                                     if tuple(shape) == rec.shape else ""))
+
+
 def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
          launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
          schedule: tuple[np.ndarray, ...] = (), label: str = "",
@@ -358,6 +384,7 @@ def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     the launch list, which may compile the kernel to size a cooperative grid, is timed
     with the compilation."""
     cuda = require()
+    _check_fits(rec, rec.shape if shape is None else shape, schedule)
     t0 = time.perf_counter()
     dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                   for a in rec.args)

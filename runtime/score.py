@@ -329,12 +329,12 @@ def _ring(rec: Recurrence, plan: ScorePlan) -> np.ndarray:
 def _kept(rec: Recurrence, plan: ScorePlan, shape: tuple[int, int], what: str) -> np.ndarray:
     """A zeroed buffer of ``shape`` cells for the cells a score keeps (``what``, for the
     message); ``TooLargeError`` when it would not fit in the free memory."""
-    from depgraph.trace import available_memory
+    from depgraph.trace import available_memory, format_bytes
 
     nbytes = shape[0] * shape[1] * rec.dtype.itemsize
     if nbytes > available_memory():
         raise TooLargeError(f"a score-only fill of {plan.pattern} keeps {what} "
-                            f"({nbytes / 1e9:.1f} GB), more than the free memory")
+                            f"({format_bytes(nbytes)}), more than the free memory")
     return np.zeros(shape, dtype=rec.dtype)
 
 

@@ -2,6 +2,7 @@
 
 import glob
 import os
+import re
 import sys
 
 import numpy as np
@@ -494,3 +495,28 @@ def test_light_rows_take_the_cost_models_kernel_on_cuda():
     assert r.schedule == "pattern" and r.verified
     kernel = next(x for x in r.notes if x.startswith("kernel: "))
     assert kernel.startswith("kernel: register strips") and kernel.endswith(": strips")
+
+
+def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkeypatch, capsys):
+    # checked before any device allocation: an error naming the sizes, exit status 1, no
+    # CUDA traceback; the same check covers a score's window on the device
+    from depgraph.cli import main
+    from depgraph.errors import TooLargeError
+    from runtime import cuda
+    from runtime.score import score
+
+    monkeypatch.setattr(cuda, "free_memory", lambda: 1000.0)
+    path = write_rec("""
+        @recurrence(shape=(30, 40), dtype=np.int64)
+        def grid(M, i, j):
+            return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    """)
+    assert main(["run", path, "--backend", "cuda"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"the GPU fill needs [0-9.]+ kB on the device \(the \(30, 40\) int64 table "
+                     r"9.6 kB, args and schedule [0-9.]+ kB\), more than the 1.0 kB free; fill on "
+                     r"the CPU \(--backend cpu\) or keep only the score \(--score\)", err)
+    assert "Traceback" not in err
+    monkeypatch.setattr(cuda, "free_memory", lambda: 100.0)
+    with pytest.raises(TooLargeError, match=r"the \(2, 30\) int64 table 0.5 kB.*cpu\)$"):
+        score(load(path), "cuda")  # two anti-diagonals of up to 30 cells kept

@@ -94,7 +94,7 @@ def test_score_ring_must_fit_in_memory(write_rec, monkeypatch):
 
     rec = load(write_rec(line_reads("CLR", (9, 7))))
     monkeypatch.setattr(trace, "available_memory", lambda: 100)
-    with pytest.raises(TooLargeError, match=r"keeps 3 columns of 9 cells \(0.0 GB\)"):
+    with pytest.raises(TooLargeError, match=r"keeps 3 columns of 9 cells \(0.2 kB\)"):
         score(rec, "cpu")
 
 
