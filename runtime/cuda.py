@@ -1170,26 +1170,11 @@ def ring(B, ck, steps{args}):
         grid.sync()
 """
 
-#: A read of the ring ``B`` past L1, checked: the first out-of-bounds read is recorded in
-#: ``ck[2:7]`` (flag, cell, read; the table's shape is ``ck[0:2]``), as the CPU score does.
-_RING_READ = """
-def read(B, ck, x0, x1, a, b):
-    if a < 0 or a >= ck[0] or b < 0 or b >= ck[1]:
-        if cuda.atomic.cas(ck, 2, 0, 1) == 0:
-            ck[3] = x0
-            ck[4] = x1
-            ck[5] = a
-            ck[6] = b
-        return B[0, 0]
-    return LOAD(B, ({slot}))
-"""
-
-
 @dataclass(frozen=True)
 class RingFill:
     """A score-only fill of a row or column pattern: the ring of the last ``keep`` rows
-    (columns), the first out-of-bounds read (``ck``, as :data:`_RING_READ` records it) and
-    its times in seconds."""
+    (columns), the first out-of-bounds read (``ck``, as :data:`runtime.score._CHECKED_READ`
+    records it) and its times in seconds."""
 
     ring: np.ndarray
     ck: np.ndarray
@@ -1215,11 +1200,13 @@ def ring_score_fill(rec: Recurrence, pattern_index: int, keep: int,
     axis = 0 if p.storage == "rows" else 1
     n, m = rec.shape
     K = int(min(keep, rec.shape[axis]))
-    from runtime.score import _slot  # the CPU ring's slots, indices cast for the loads
+    from runtime.score import _CHECKED_READ, _slot  # the CPU ring's read and slots
 
     slot = lambda a, b: _slot(axis, f"int64({a})", f"int64({b})", K)  # noqa: E731
     cuda = _cuda()
-    cell = _rewritten_cell(rec, ("ring-cell", axis, K), _RING_READ.format(slot=slot("a", "b")),
+    read = _CHECKED_READ.format(record="cuda.atomic.cas(ck, 2, 0, 1) == 0",  # the first one
+                                found=f"return LOAD(B, ({slot('a', 'b')}))")
+    cell = _rewritten_cell(rec, ("ring-cell", axis, K), read,
                            {**_coherent(cuda), "int64": np.int64})
     src = STEP_SOURCE[p.code]
     kern = _kernel(rec, f"ring-{p.code}-{K}", _RING_SCORE.format(

@@ -225,15 +225,18 @@ def window(D, ck, bar, chunks, s0, s1, n, m{args}):
 """
 
 #: A checked read of the ring or window ``B``: an out-of-bounds read is recorded in
-#: ``ck[2:7]`` (flag, cell, read; the table's shape is ``ck[0:2]``), then ``{found}``.
+#: ``ck[2:7]`` (flag, cell, read; the table's shape is ``ck[0:2]``) when ``{record}`` holds
+#: (``True`` here; on the GPU, only for the first thread to set the flag), then
+#: ``{found}``.
 _CHECKED_READ = """
 def read(B, ck, x0, x1, a, b):
     if a < 0 or a >= ck[0] or b < 0 or b >= ck[1]:
+        if {record}:
+            ck[3] = x0
+            ck[4] = x1
+            ck[5] = a
+            ck[6] = b
         ck[2] = 1
-        ck[3] = x0
-        ck[4] = x1
-        ck[5] = a
-        ck[6] = b
         return B[0, 0]
     {found}
 """
@@ -258,7 +261,8 @@ def _checked_cell(rec: Recurrence, key: tuple[Any, ...], found: str) -> Any:
 
     def build() -> Any:
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = cpu._jit(compile_source(_CHECKED_READ.format(found=found), "read", {}),
+        ns["_dg_read"] = cpu._jit(compile_source(_CHECKED_READ.format(record=True, found=found),
+                                                 "read", {}),
                                   inline="always")
         src = rewrite_reads(rec.func, 2, "_dg_read", "_dg_cell")
         return cpu._jit(compile_source(src, "_dg_cell", ns), inline="always")
