@@ -64,9 +64,10 @@ THREADS = 256
 BAND_THREADS = 512
 
 #: Register strips: rows and columns of a lane's block of cells, and blocks of the row
-#: above a strip fetched at a time (a power of 2).  On the H200, 4x1 against 8x1: LCS
-#: 32768^2 2% slower, edit distance 4% faster, Smith-Waterman 27%, DTW 1%, binomial
-#: 16385^2 (int64) 41%; 2x1, 1x1 and 2x2 were slower (DTW alone is faster at 4x2 and 8x4).
+#: above a strip fetched at a time (a power of 2).  On the H200 4x1 took 13-32% less time
+#: than 8x1 at 4096-16384 for LCS, edit distance, Smith-Waterman, DTW and binomial, and
+#: as little or less at 32768 but for LCS (2% more); 2x1 and 1x1 were rarely better (DTW
+#: is faster at 4x2 and 8x4): docs/benchmarks.md, session 8.
 STRIP_ROWS, STRIP_COLS, STRIP_BATCH = 4, 1, 4
 
 
