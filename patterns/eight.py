@@ -287,14 +287,10 @@ STEP_SOURCE: dict[str, StepSource] = {
 
 
 #: Each diagonal pattern is NOSE on the table with its rows and/or columns reversed:
-#: ``(reverse rows, reverse columns)``.  Cell ``(u, v)`` of the NOSE walk is
-#: ``(n - 1 - u if rows else u, m - 1 - v if columns else v)``.
+#: ``(reverse rows, reverse columns)``, where its ``pi`` is negative.  Cell ``(u, v)`` of
+#: the NOSE walk is ``(n - 1 - u if rows else u, m - 1 - v if columns else v)``.
 DIAGONAL_FLIPS: dict[str, tuple[bool, bool]] = {
-    "NOSE": (False, False),
-    "SENO": (True, True),
-    "SONE": (True, False),
-    "NESO": (False, True),
-}
+    p.code: (p.pi[0] < 0, p.pi[1] < 0) for p in PATTERNS if 0 not in p.pi}
 
 
 def frame_offset(code: str, offset: tuple[int, int]) -> tuple[int, int]:

@@ -40,15 +40,16 @@ import numpy as np
 from depgraph.api import Recurrence
 from depgraph.errors import (CellFunctionError, NoPatternError, OutOfBoundsError,
                              RecurrenceError, TooLargeError)
-from patterns import BY_CODE, DIAGONAL_FLIPS, REGIONS, frame_offset, matching, region_codes
+from patterns import (BY_CODE, DIAGONAL_FLIPS, PATTERNS, REGIONS, frame_offset, matching,
+                      region_codes)
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, axis_offsets, constant_offsets,
                             function_namespace, rewrite_reads)
 
 __all__ = ["ScorePlan", "ScoreResult", "score_plan", "score", "verify_score"]
 
-#: Line patterns by (axis, walking backwards).
-_LINES = {(0, False): "RUD", (0, True): "RDU", (1, False): "CLR", (1, True): "CRL"}
+#: Line patterns by (axis, walking backwards): their ``pi`` along that axis only.
+_LINES = {(int(p.pi[0] == 0), min(p.pi) < 0): p.code for p in PATTERNS if 0 in p.pi}
 
 
 @dataclass(frozen=True)
