@@ -1,7 +1,10 @@
 """Score-only diagonal fills on the GPU (issue 6): the last cell of an ``n x n``
-alignment-type table in O(n) memory (``runtime.cuda.score_fill``: the live
-anti-diagonals only, one cooperative launch), with its GCUPS.  At sizes whose whole table
-fits, the score is first checked against the one-launch tiled fill.
+alignment-type table in O(n) memory, with its GCUPS, by the two kernels
+``runtime.score.score`` picks between: register strips storing no cell
+(``runtime.cuda.strip_score_fill``, when the reads are the three nearest neighbours) and
+the live anti-diagonals in one cooperative launch (``runtime.cuda.score_fill``, any reads
+at constant offsets).  At sizes whose whole table fits, each score is first checked
+against the one-launch tiled fill.
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_score.py [--sizes 32768,1000000] [--cases lcs]``
 """
@@ -25,21 +28,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="32768,1000000")
     ap.add_argument("--cases", default="lcs")
-    ap.add_argument("--threads", type=int, default=1024)
+    ap.add_argument("--threads", type=int, default=1024, help="of the cooperative launch")
     ap.add_argument("--check-up-to", type=int, default=32768)
     a = ap.parse_args()
     for size in (int(s) for s in a.sizes.split(",")):
         for name in a.cases.split(","):
             rec = CASES[name](size)
-            r = cuda.score_fill(rec, NOSE, a.threads)
-            check = ""
-            if size <= a.check_up_to:
-                whole = cuda.tiled_fill(rec, NOSE).table
-                assert whole is not None and whole[r.cell] == r.value, (whole[r.cell], r.value)
-                check = ", equal to the whole-table fill's"
-            print(f"{name} {size}x{size}: score {r.value}{check}; {r.window} live diagonals of "
-                  f"{rec.shape[0]} cells; {r.compute_s:.3f} s, {rec.cells / r.compute_s / 1e9:.1f} "
-                  f"GCUPS (compile {r.compile_s:.1f} s, copy-in {r.h2d_s:.3f} s)", flush=True)
+            whole = cuda.tiled_fill(rec, NOSE).table if size <= a.check_up_to else None
+            for r in (cuda.strip_score_fill(rec, NOSE), cuda.score_fill(rec, NOSE, a.threads)):
+                check = ""
+                if whole is not None:
+                    assert whole[r.cell] == r.value, (whole[r.cell], r.value)
+                    check = ", equal to the whole-table fill's"
+                print(f"{name} {size}x{size}: score {r.value}{check}; {r.note} ({r.kept:,} "
+                      f"cells); {r.compute_s:.3f} s, {rec.cells / r.compute_s / 1e9:.1f} GCUPS "
+                      f"(compile {r.compile_s:.1f} s, copy-in {r.h2d_s:.3f} s)", flush=True)
 
 
 if __name__ == "__main__":

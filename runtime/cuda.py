@@ -24,7 +24,9 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   nearest neighbours, strips in that diagonal's frame; :mod:`runtime.costmodel` picks
   among them with latencies measured on the machine (``launch_latency``,
   ``barrier_latency``).
-- ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted.
+- ``score_fill`` keeps only the live anti-diagonals when only the last cell is wanted;
+  ``strip_score_fill`` runs the register strips storing no cell (their last rows in a
+  ring of two), for the three nearest reads.
 - Before anything is allocated, what a fill puts on the device (table, args, schedule) is
   checked against the device's free memory (``TooLargeError``, not a CUDA error).
 
@@ -55,7 +57,8 @@ from runtime.cpu import _unravel
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
            "tiled_fill", "strip_fill", "wave_fill", "band_fill", "launch_latency",
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
-           "cooperative_fill", "ScoreFill", "score_fill", "RingFill", "ring_score_fill",
+           "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
+           "ring_score_fill",
            "free_memory", "THREADS", "BAND_THREADS"]
 
 THREADS = 256
@@ -852,13 +855,15 @@ def _pair_stores(R: int, C: int, rows: bool, cols: bool, n: int, m: int) -> list
 
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
-                  pairs: list[list[tuple[int, ...]]] | None = None) -> str:
+                  pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
-    value; a full block's cells stored two to an 8-byte word where ``pairs``
-    (:func:`_pair_stores`) says, through ``MP``, the table as 8-byte words.  Under the
-    simulator (threads not in lockstep) the warp exchanges go through shared memory with
-    block barriers instead of shuffles."""
+    value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
+    stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
+    ``MP``, the table as 8-byte words.  With ``score``, no cell is stored but the last
+    one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  Under the simulator (threads not
+    in lockstep) the warp exchanges go through shared memory with block barriers instead
+    of shuffles."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -876,7 +881,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         for t in range(nb):
             put(depth, f"f = lane + {32 * t}", f"col = {first} + (f >> {W - 1})",
                 f"if f < {words} and col < m:",
-                f"    p{t} = LOAD(BND, ((k - 1) * m + col) * {W} + (f & {W - 1}))")
+                f"    p{t} = LOAD(BND, (above + col) * {W} + (f & {W - 1}))")
 
     def block(depth: int, guard: bool) -> None:
         for r in range(R):
@@ -891,18 +896,19 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                         f"({left}, {up}, {diag})))")
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
                              else [call]))
-        for r in range(R):  # stores after every cell, so the cells' loads overlap
+        for r in range(R if not score else 0):  # stores after every cell: their loads overlap
             for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
                 c = group[0]
                 if len(group) == 2:
                     put(depth, f"MP[({I(f'ub + {r}')} * m + {J(f'v0 + {c}')}) >> 1] = "
-                        f"(ENC(x{r}_{c})[0] & LO) | (ENC(x{r}_{group[1]})[0] << 32)")
+                        f"(ENC(x{r}_{c}, 0)[0] & LO) | (ENC(x{r}_{group[1]}, 0)[0] << 32)")
                     continue
                 store = f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}"
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + store] if guard
                              else [store]))
 
-    put(0, f"def strips(M, {'MP, ' if pairs else ''}BND, ticket, nstrips{args}):", "    n = M.shape[0]",
+    put(0, f"def strips(M, {'MP, ' if pairs else ''}BND, ticket, nstrips, nslots"
+        f"{', OUT' if score else ''}{args}):", "    n = M.shape[0]",
         "    m = M.shape[1]", "    lane = cuda.threadIdx.x", f"    nq = (m + {C - 1}) // {C}",
         f"    BD = cuda.shared.array({2 * words}, int64)")
     if sim:
@@ -914,7 +920,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     else:
         put(2, "k = cuda.shfl_sync(FULL, k, 0)")
     put(2, "if k >= nstrips:", "    return", f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
-        f"full = ub + {R} <= n", "cn = ZERO", "last = k == nstrips - 1")
+        f"full = ub + {R} <= n", "cn = ZERO", "last = k == nstrips - 1",
+        "above = ((k - 1) % nslots) * m", "below = (k % nslots) * m")
     put(2, *[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])
     put(2, *[f"l{r} = ZERO" for r in range(R)], *[f"t{c} = ZERO" for c in range(C)],
         *[f"b{c} = ZERO" for c in range(C)], *[f"p{t} = int64(0)" for t in range(nb)])
@@ -924,9 +931,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     for t in range(nb):  # the batch fetched last time: wait for unwritten words, stash
         put(4, f"f = lane + {32 * t}", f"col = s * {C} + (f >> {W - 1})",
             f"if f < {words} and col < m:",
-            f"    while p{t} < READY:",
+            f"    while (p{t} >> 32) != k:",
             f"        {nap}",
-            f"        p{t} = cuda.atomic.add(BND, ((k - 1) * m + col) * {W} + (f & {W - 1}), 0)",
+            f"        p{t} = cuda.atomic.add(BND, (above + col) * {W} + (f & {W - 1}), 0)",
             f"    BD[(s & {2 * B - 1}) * {C * W} + f] = p{t}")
     put(4, sync)
     fetch(4, f"(s + {B}) * {C}")
@@ -947,8 +954,14 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(4, *[f"l{r} = x{r}_{C - 1}" for r in range(R)], *[f"b{c} = x{R - 1}_{c}" for c in range(C)])
     put(4, "if lane == 31 and not last:")  # the strip's last row, for the strip below
     for c in range(C):
-        put(5, f"if v0 + {c} < m:", f"    e = ENC(b{c})",
-            *[f"    BND[(k * m + v0 + {c}) * {W} + {w}] = e[{w}]" for w in range(W)])
+        put(5, f"if v0 + {c} < m:", f"    e = ENC(b{c}, k + 1)",
+            *[f"    BND[(below + v0 + {c}) * {W} + {w}] = e[{w}]" for w in range(W)])
+    if score:  # the last cell, held by a lane of the last strip after its last block
+        put(2, "if last:")
+        for r in range(R):
+            for c in range(C):
+                put(3, f"if ub + {r} == n - 1 and (nq - 1) * {C} + {c} == m - 1:",
+                    f"    OUT[0, 0] = x{r}_{c}")
     return "\n".join(L) + "\n"
 
 
@@ -973,20 +986,22 @@ def _words(dtype: np.dtype) -> int:
 
 def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     """How a strip hands its last row to the strip below without fences: each value as
-    ``W`` 64-bit words, 32 bits of the value and a ready bit (bit 32) each, so a word read
-    with its ready bit set holds its bits (an aligned 8-byte store is seen whole or not
-    at all).  ``(W, ENC, DEC)``: ``ENC(x)`` the words of a value, ``DEC(*words)`` the
-    value; numba.cuda device functions, or plain functions under the simulator."""
+    ``W`` 64-bit words, 32 bits of the value in the low half of each and a tag in the high
+    half (the writing strip's number plus one), so a word read with the tag the reader
+    expects holds its bits (an aligned 8-byte store is seen whole or not at all), and a
+    word left by an earlier strip in the same slot of a ring is told apart.  ``(W, ENC,
+    DEC)``: ``ENC(x, tag)`` the words of a value, ``DEC(*words)`` the value; numba.cuda
+    device functions, or plain functions under the simulator."""
     dt = np.dtype(dtype)
     W = _words(dt)
     DT, lo = dt.type, np.int64(0xFFFFFFFF)
-    ready = np.int64(1 << 32)
     if sim:
         bits = {4: np.int32, 8: np.int64}
 
-        def enc(x: Any) -> tuple[Any, ...]:
+        def enc(x: Any, tag: Any) -> tuple[Any, ...]:
             b = int(np.asarray(x, dt).view(bits[dt.itemsize]) if dt.kind == "f" else x)
-            return tuple(np.int64(((b >> (32 * w)) & 0xFFFFFFFF) | (1 << 32)) for w in range(W))
+            return tuple(np.int64(((b >> (32 * w)) & 0xFFFFFFFF) | (int(tag) << 32))
+                         for w in range(W))
 
         def dec(*ws: Any) -> Any:
             b = sum((int(w) & 0xFFFFFFFF) << (32 * k) for k, w in enumerate(ws))
@@ -998,17 +1013,16 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
         return W, enc, dec
     from numba.cuda import libdevice
 
-    ns = {"int64": np.int64, "int32": np.int32, "DT": DT, "LO": lo, "READY": ready,
-          "lib": libdevice}
+    ns = {"int64": np.int64, "int32": np.int32, "DT": DT, "LO": lo, "lib": libdevice}
     if dt.kind == "f" and W == 1:
         bits, back = "int64(lib.float_as_int(x))", "lib.int_as_float(int32(w0 & LO))"
     elif dt.kind == "f":
         bits, back = "lib.double_as_longlong(x)", "lib.longlong_as_double(b)"
     else:
         bits, back = "int64(x)", "DT(b)" if W == 2 else "DT(w0 & LO)"
-    parts = ", ".join(f"((v >> {32 * w}) & LO) | READY" for w in range(W)) + ","
+    parts = ", ".join(f"((v >> {32 * w}) & LO) | hi" for w in range(W)) + ","
     args = ", ".join(f"w{w}" for w in range(W))
-    src = (f"def enc(x):\n    v = {bits}\n    return ({parts})\n"
+    src = (f"def enc(x, tag):\n    v = {bits}\n    hi = int64(tag) << 32\n    return ({parts})\n"
            f"def dec({args}):\n" + ("    b = ((w1 & LO) << 32) | (w0 & LO)\n" if W == 2 else "")
            + f"    return {back}\n")
     cuda = _cuda()
@@ -1052,6 +1066,25 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
     not at constant offsets, or the cells are not numbers of at most 8 bytes).
     """
+    kern, nstrips, W, packed = _strip_kernel(rec, pattern_index, rows_per_lane,
+                                             cols_per_step, False)
+    n, m = rec.shape
+    nslots = max(1, nstrips - 1)  # every strip's last row kept: no slot reused
+    sched = (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64))
+
+    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        table = (dM, _words_view(dM)) if packed else (dM,)
+        return [(min(nstrips, _sms(cuda) * 16), 32, (*table, *dsched, nstrips, nslots, *dargs))]
+
+    R, C = rows_per_lane, cols_per_step
+    return _run(rec, kern, "C", copy_back, launches, sched,
+                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
+
+
+def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int,
+                  score: bool) -> tuple[Any, int, int, bool]:
+    """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`),
+    its number of strips, words a boundary value and whether it stores cells in pairs."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the strip fill is for the diagonal patterns, not {code}")
@@ -1059,30 +1092,22 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     if not _frame_offsets(rec, code) <= _NEAREST:
         raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
     sim = _simulated()
-    R, C = int(rows_per_lane), int(cols_per_step)
+    R, C = int(R), int(C)
     W, enc, dec = _boundary_words(rec.dtype, sim)
     read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
                             dv="(x1 - b)" if cols else "(b - x1)")
     cell = _rewritten_cell(rec, ("reg-cell", code), read, {})
     n, m = rec.shape
-    packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0
+    packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs)
-    kind = f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}" + (f"-pairs{n % 2}{m % 2}" if packed else "")
+    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs, score)
+    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}"
+            + (f"-pairs{n % 2}{m % 2}" if packed else ""))
     kern = _kernel(rec, kind, src, "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
                    int64=np.int64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
-                   SHUF=_shuffled(rec.dtype), READY=np.int64(1 << 32),
-                   LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
-    nstrips = math.ceil(n / (32 * R))
-    sched = (np.zeros(max(1, nstrips - 1) * m * W, np.int64), np.zeros(1, np.int64))
-
-    def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        table = (dM, _words_view(dM)) if packed else (dM,)
-        return [(min(nstrips, _sms(cuda) * 16), 32, (*table, *dsched, nstrips, *dargs))]
-
-    return _run(rec, kern, "C", copy_back, launches, sched,
-                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
+                   SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
+    return kern, math.ceil(n / (32 * R)), W, packed
 
 
 def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:
@@ -1107,11 +1132,13 @@ def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -
 
 @dataclass(frozen=True)
 class ScoreFill:
-    """A score-only fill: the value of the pattern's last cell and its times in seconds."""
+    """A score-only fill: the value of the pattern's last cell, the cells it kept (and what
+    they were, ``note``) and its times in seconds."""
 
     value: Any
     cell: tuple[int, int]
-    window: int
+    kept: int
+    note: str
     h2d_s: float
     compute_s: float
     compile_s: float
@@ -1150,8 +1177,60 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
                shape=(window, n))
     assert res.table is not None
     value = res.table[(n + m - 2) % window, n - 1]
-    cell_ij = (0 if rows else n - 1, 0 if cols else m - 1)
-    return ScoreFill(value, cell_ij, window, res.h2d_s, res.compute_s, res.compile_s)
+    return ScoreFill(value, _last_cell(code, rec.shape), window * n,
+                     f"the last {window} anti-diagonals kept, one cooperative launch",
+                     res.h2d_s, res.compute_s, res.compile_s)
+
+
+def _last_cell(code: str, shape: tuple[int, int]) -> tuple[int, int]:
+    """The cell diagonal pattern ``code`` fills last."""
+    rows, cols = DIAGONAL_FLIPS[code]
+    return (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
+
+
+#: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
+SCORE_SLOTS = 2
+
+
+def strip_score_fill(rec: Recurrence, pattern_index: int,
+                     rows_per_lane: int = STRIP_ROWS) -> ScoreFill:
+    """The value of the last cell a diagonal pattern fills, by the register strips of
+    :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.
+
+    Strip ``k`` hands its last row down in slot ``k % SCORE_SLOTS`` of a ring; its words
+    carry ``k + 1`` (:func:`_boundary_words`), so the strip below never takes a word an
+    earlier strip left in the slot, and a slot is rewritten only after the strip below has
+    read it (strip ``k + 2`` reaches a column only after strip ``k + 1`` has computed it,
+    from the words it read).  The lane holding the last cell writes it out.  Same reads as
+    :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise).
+    """
+    code = PATTERNS[pattern_index].code
+    kern, nstrips, W, _ = _strip_kernel(rec, pattern_index, rows_per_lane, 1, True)
+    n, m = rec.shape
+    nslots = min(SCORE_SLOTS, max(1, nstrips - 1))
+    sched = (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64))
+
+    def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        shape = _zero_strided(dO, (n, m))  # the cell function's M: its shape, no cells
+        return [(min(nstrips, _sms(cuda) * 16), 32, (shape, *dsched, nstrips, nslots, dO,
+                                                     *dargs))]
+
+    res = _run(rec, kern, "C", True, launches, sched, shape=(1, 1),
+               label=f"register strips of {32 * rows_per_lane} rows, no cell stored")
+    assert res.table is not None
+    kept = "1 strip's last row" if nslots == 1 else f"{nslots} strips' last rows"
+    return ScoreFill(res.table[0, 0], _last_cell(code, rec.shape), nslots * m,
+                     f"register strips of {32 * rows_per_lane} rows in one launch, no cell "
+                     f"stored: {kept} kept", res.h2d_s, res.compute_s, res.compile_s)
+
+
+def _zero_strided(dA: Any, shape: tuple[int, int]) -> Any:
+    """A view of device array ``dA``'s first element as an array of ``shape`` (every
+    element the same memory), for code that needs an array's shape, not its cells."""
+    if _simulated():
+        return type(dA)(np.lib.stride_tricks.as_strided(dA._ary, shape, (0, 0)))
+    return type(dA)(shape=shape, strides=(0, 0), dtype=dA.dtype, stream=dA.stream,
+                    gpu_data=dA.gpu_data)
 
 
 _RING_SCORE = """

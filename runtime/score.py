@@ -438,10 +438,12 @@ def score(rec: Recurrence, backend: str = "auto",
         check_s += cpu._call(kern, B, ck, bar, 1, K, n, min(m, plan.left), n, m,
                              *rec.args).run_s
     _raise_out_of_bounds(ck, rec.shape)
-    res = cuda.score_fill(rec, BY_CODE[plan.pattern].index)
-    notes += [f"the last {res.window} anti-diagonals kept",
+    index = BY_CODE[plan.pattern].index
+    res = (cuda.strip_score_fill(rec, index) if cuda.serves_strips(rec, plan.pattern)
+           else cuda.score_fill(rec, index))
+    notes += [res.note,
               f"edge cells checked on the CPU first ({K} rows, {min(m, plan.left)} columns)"]
-    return ScoreResult(res.value, res.cell, plan.pattern, backend, res.window * n,
+    return ScoreResult(res.value, res.cell, plan.pattern, backend, res.kept,
                        res.compute_s, res.compile_s, res.h2d_s, check_s, tuple(notes))
 
 

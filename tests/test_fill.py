@@ -15,7 +15,7 @@ from stencil import make_stencil, pattern_offsets
 from depgraph import Family, analyze, load, recurrence
 from depgraph.errors import CompileError, NoPatternError, UsageError
 from depgraph.loader import definitions, load_module
-from patterns import BY_CODE, CANONICAL
+from patterns import BY_CODE, CANONICAL, DIAGONAL_FLIPS
 from runtime import cpu
 from runtime.fill import fill
 from runtime.plan import make_plan
@@ -318,12 +318,11 @@ def test_tiled_fill_without_source_uses_one_launch_per_tile_diagonal(code, monke
 @pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
 @pytest.mark.parametrize("shape", [(7, 9), (9, 4), (1, 6)])
 def test_score_fill_keeps_only_the_live_diagonals(code, shape, write_rec):
-    from patterns import DIAGONAL_FLIPS
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=True)))
     res = cuda.score_fill(rec, BY_CODE[code].index, threads=4)
-    assert res.window == 4  # the read two rows and one column back is 3 diagonals back
+    assert res.kept == 4 * shape[0]  # the read two rows, one column back: 3 diagonals back
     rows, cols = DIAGONAL_FLIPS[code]
     assert res.cell == ((0 if rows else shape[0] - 1), (0 if cols else shape[1] - 1))
     assert res.value == make_plan(rec).reference[res.cell]
@@ -342,6 +341,24 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
     assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane)"
+
+
+@pytest.mark.parametrize("code, shape, R, dtype", [
+    ("NOSE", (101, 6), 1, "int64"), ("SENO", (101, 5), 1, "int32"), ("SONE", (70, 4), 1, "float64"),
+    ("NESO", (130, 3), 2, "int64"), ("NOSE", (1, 9), 1, "float32"), ("SONE", (9, 1), 1, "int64")])
+def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, dtype, write_rec):
+    # the strips' last rows in a ring of two slots: four strips and more rewrite a slot, the
+    # tags in their words keep an old row from being read as new; only the last cell leaves
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
+    res = cuda.strip_score_fill(rec, BY_CODE[code].index, R)
+    rows, cols = DIAGONAL_FLIPS[code]
+    assert res.cell == ((0 if rows else shape[0] - 1), (0 if cols else shape[1] - 1))
+    _same(np.asarray(res.value), make_plan(rec).reference[res.cell])
+    strips = -(-shape[0] // (32 * R))
+    assert res.kept == min(2, max(1, strips - 1)) * shape[1]
+    assert res.note.startswith(f"register strips of {32 * R} rows in one launch, no cell stored")
 
 
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])

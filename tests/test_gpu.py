@@ -88,6 +88,10 @@ def test_strips_tiles_and_scores_at_4100(code, write_rec):
         np.testing.assert_array_equal(cuda.wave_fill(rec, p.index, 32).table, plan.reference)
         score = cuda.score_fill(rec, p.index)
         assert score.value == plan.reference[score.cell]
+        if not far:  # strips storing no cell, 1024 of them through a ring of two rows
+            for R in (1, 4):
+                score = cuda.strip_score_fill(rec, p.index, R)
+                assert score.value == plan.reference[score.cell]
 
 
 def test_alignment_cases_at_4100():
@@ -102,6 +106,7 @@ def test_alignment_cases_at_4100():
                                        plan.reference, rtol=1e-6)
         np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
         assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
+        assert np.isclose(cuda.strip_score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])

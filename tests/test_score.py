@@ -265,3 +265,12 @@ def test_score_of_every_example(path, split, monkeypatch):
     assert "threads: each" in " ".join(res.notes) if split else "one core" in res.notes
     # verify_score raises RecurrenceError where the cell or the line differs
     assert "the sequential reference" in verify_score(res, make_plan(rec).reference)
+
+
+@pytest.mark.parametrize("code", sorted(DIAGONAL_FLIPS))
+def test_gpu_score_of_the_nearest_reads_takes_strips_that_store_no_cell(code, write_rec):
+    rec = load(write_rec(neighbour_reads(code, (9, 7), far=False)))
+    res = score(rec, "cuda")
+    assert res.value == make_plan(rec).reference[res.cell] and res.kept == 7  # one strip
+    assert "register strips of 128 rows in one launch, no cell stored: 1 strip's last row kept" \
+        in res.notes
