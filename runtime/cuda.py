@@ -370,12 +370,13 @@ def _check_fits(rec: Recurrence, shape: tuple[int, ...], schedule: tuple[np.ndar
     rest = sum(a.nbytes for a in (*rec.args, *schedule) if isinstance(a, np.ndarray))
     free = free_memory()
     if table + rest > free:
+        whole = tuple(shape) == rec.shape
+        cells = (f"the {shape} {np.dtype(rec.dtype)} table" if whole else "the cells it keeps")
         raise TooLargeError(
-            f"the GPU fill needs {format_bytes(table + rest)} on the device (the {shape} "
-            f"{np.dtype(rec.dtype)} table {format_bytes(table)}, args and schedule "
-            f"{format_bytes(rest)}), more than the {format_bytes(free)} free; fill on the "
-            "CPU (--backend cpu)" + (" or keep only the score (--score)"
-                                     if tuple(shape) == rec.shape else ""))
+            f"the GPU {'fill' if whole else 'score'} needs {format_bytes(table + rest)} on the "
+            f"device ({cells} {format_bytes(table)}, args and schedule {format_bytes(rest)}), "
+            f"more than the {format_bytes(free)} free; fill on the CPU (--backend cpu)"
+            + (" or keep only the score (--score)" if whole else ""))
 
 
 def _run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,

@@ -535,5 +535,7 @@ def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkey
                      r"the CPU \(--backend cpu\) or keep only the score \(--score\)", err)
     assert "Traceback" not in err
     monkeypatch.setattr(cuda, "free_memory", lambda: 100.0)
-    with pytest.raises(TooLargeError, match=r"the \(2, 30\) int64 table 0.5 kB.*cpu\)$"):
-        score(load(path), "cuda")  # two anti-diagonals of up to 30 cells kept
+    with pytest.raises(TooLargeError, match=r"the GPU score needs [0-9.]+ kB on the device \(the "
+                       r"cells it keeps [0-9.]+ kB, args and schedule [0-9.]+ kB\), more than "
+                       r"the 0.1 kB free; fill on the CPU \(--backend cpu\)$"):
+        score(load(path), "cuda")
