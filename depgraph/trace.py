@@ -278,9 +278,9 @@ def trace(
     if need > limit:
         raise TooLargeError(
             f"tracing {rec.name!r} at shape {shape} ({n:,} cells) needs about "
-            f"{format_bytes(need)} of memory (about {BYTES_PER_CELL + 3 * BYTES_PER_READ} bytes a "
-            f"cell) and {format_bytes(limit)} is available: analyze a smaller size, or trace only "
-            "a target cell's graph with --target"
+            f"{format_bytes(need)} of memory (about {BYTES_PER_CELL + 3 * BYTES_PER_READ} "
+            f"bytes a cell) and {format_bytes(limit)} is available: analyze a smaller size, "
+            "or trace only a target cell's graph with --target"
         )
     if target is not None:
         roots: Sequence[int] | range = [_target_flat(target, shape)]
@@ -357,8 +357,6 @@ def trace(
         mask=None if len(done) == n else _mask(done, shape),
         reruns=reruns,
     )
-
-
 
 
 def _target_flat(target: Sequence[int], shape: tuple[int, ...]) -> int:

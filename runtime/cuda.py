@@ -72,6 +72,8 @@ BAND_THREADS = 512
 #: as little or less at 32768 but for LCS (2% more); 2x1 and 1x1 were rarely better (DTW
 #: is faster at 4x2 and 8x4): docs/benchmarks.md, session 8.
 STRIP_ROWS, STRIP_COLS, STRIP_BATCH = 4, 1, 4
+#: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
+SCORE_SLOTS = 2
 
 
 def _cuda() -> Any:
@@ -897,7 +899,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                         f"({left}, {up}, {diag})))")
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
                              else [call]))
-        for r in range(R if not score else 0):  # stores after every cell: their loads overlap
+        if score:  # no cell stored
+            return
+        for r in range(R):  # stores after every cell, so the cells' loads overlap
             for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
                 c = group[0]
                 if len(group) == 2:
@@ -1067,25 +1071,24 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
     not at constant offsets, or the cells are not numbers of at most 8 bytes).
     """
-    kern, nstrips, W, packed = _strip_kernel(rec, pattern_index, rows_per_lane,
-                                             cols_per_step, False)
-    n, m = rec.shape
-    nslots = max(1, nstrips - 1)  # every strip's last row kept: no slot reused
-    sched = (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64))
+    kern, packed, sched, head = _strip_kernel(rec, pattern_index, rows_per_lane,
+                                              cols_per_step, False)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table = (dM, _words_view(dM)) if packed else (dM,)
-        return [(min(nstrips, _sms(cuda) * 16), 32, (*table, *dsched, nstrips, nslots, *dargs))]
+        return [(min(head[0], _sms(cuda) * 16), 32, (*table, *dsched, *head, *dargs))]
 
     R, C = rows_per_lane, cols_per_step
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
 
 
-def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int,
-                  score: bool) -> tuple[Any, int, int, bool]:
+def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool
+                  ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`),
-    its number of strips, words a boundary value and whether it stores cells in pairs."""
+    whether it stores cells in pairs, its schedule arrays (the boundary ring: every
+    strip's last row, or ``SCORE_SLOTS`` of them for a score; the ticket) and its
+    ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the strip fill is for the diagonal patterns, not {code}")
@@ -1108,7 +1111,10 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
                    int64=np.int64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
                    SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
-    return kern, math.ceil(n / (32 * R)), W, packed
+    nstrips = math.ceil(n / (32 * R))
+    nslots = min(SCORE_SLOTS if score else nstrips, max(1, nstrips - 1))
+    return (kern, packed, (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64)),
+            (nstrips, nslots))
 
 
 def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:
@@ -1189,10 +1195,6 @@ def _last_cell(code: str, shape: tuple[int, int]) -> tuple[int, int]:
     return (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
 
 
-#: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
-SCORE_SLOTS = 2
-
-
 def strip_score_fill(rec: Recurrence, pattern_index: int,
                      rows_per_lane: int = STRIP_ROWS) -> ScoreFill:
     """The value of the last cell a diagonal pattern fills, by the register strips of
@@ -1206,15 +1208,12 @@ def strip_score_fill(rec: Recurrence, pattern_index: int,
     :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise).
     """
     code = PATTERNS[pattern_index].code
-    kern, nstrips, W, _ = _strip_kernel(rec, pattern_index, rows_per_lane, 1, True)
-    n, m = rec.shape
-    nslots = min(SCORE_SLOTS, max(1, nstrips - 1))
-    sched = (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64))
+    kern, _, sched, head = _strip_kernel(rec, pattern_index, rows_per_lane, 1, True)
+    nslots, m = head[1], rec.shape[1]
 
     def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        shape = _zero_strided(dO, (n, m))  # the cell function's M: its shape, no cells
-        return [(min(nstrips, _sms(cuda) * 16), 32, (shape, *dsched, nstrips, nslots, dO,
-                                                     *dargs))]
+        shape = _zero_strided(dO, rec.shape)  # the cell function's M: its shape, no cells
+        return [(min(head[0], _sms(cuda) * 16), 32, (shape, *dsched, *head, dO, *dargs))]
 
     res = _run(rec, kern, "C", True, launches, sched, shape=(1, 1),
                label=f"register strips of {32 * rows_per_lane} rows, no cell stored")
