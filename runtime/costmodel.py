@@ -244,7 +244,7 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     rounds = math.ceil(m / (blocks * THREADS * UNROLL))
     round_s = max(coop / n - bar, 0.0) / rounds
     done(3)
-    across = sms * (2048 // cuda.BAND_THREADS) * cuda.BAND_THREADS  # one round a band
+    across = _bands(sms) * cuda.BAND_THREADS  # one round a band
     band, band4 = (best(lambda k=k: cuda.band_fill(rows_probe(1024, k * across), rows,
                                                    "NOSE", copy_back=False).compute_s)
                    for k in (1, 4))
@@ -256,6 +256,14 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
                        max(band4 - band, 0.0) / (3 * 1024),
                        strips / strip_steps(4096, 8192),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
+
+
+def _bands(sms: int) -> int:
+    """Bands of a band fill on ``sms`` multiprocessors: as many blocks of
+    ``BAND_THREADS`` as 2048 threads a multiprocessor hold."""
+    from runtime.cuda import BAND_THREADS
+
+    return sms * (2048 // BAND_THREADS)
 
 
 def _barrier(cal: Calibration, blocks: int) -> float:
@@ -277,7 +285,7 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
     if code not in DIAGONAL_FLIPS:  # rows or columns
         from runtime.cuda import BAND_THREADS
 
-        bands = cal.multiprocessors * (2048 // BAND_THREADS)
+        bands = _bands(cal.multiprocessors)
         wait = 0.0 if band_frame is not None else _barrier(cal, bands)
         rounds = math.ceil(per_step / (bands * BAND_THREADS))
         out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
