@@ -30,7 +30,10 @@ are resident)::
     strips          strip_step (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
 
 where the bands' barrier term stands for waiting on every band, when no diagonal
-pattern fits the reads.
+pattern fits the reads, and ``C`` is the strips' columns a block for the recurrence's
+cells (:func:`runtime.cuda.strip_cols`), the step the probe's at its own ``C`` (2): a
+step of one column, on 8-byte cells, costs about 0.7 of it on the H200, so the model
+overestimates those strips.
 
 Assumptions: the cells cost about what the probes' cost (light: a few loads and
 arithmetic, one of them data-dependent in the rows probe), so the model compares the
@@ -64,7 +67,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 5
+VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class Calibration:
 #: Stand-ins under the simulator (H200 measurements, rounded).
 SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
                         ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
-                        1.9e-6, 2.7e-6, 0.85e-6, 0.46e-6, "not measured")
+                        1.9e-6, 2.7e-6, 0.85e-6, 0.69e-6, "not measured")
 
 
 @dataclass(frozen=True)
@@ -209,11 +212,12 @@ def rows_probe(n: int, m: int) -> Recurrence:
     return recurrence(shape=(n, m), dtype=np.int64, args=(W, V), name="rows_probe")(_rows_cell)
 
 
-def strip_steps(n: int, m: int) -> float:
-    """Steps of the register-strip fill of an ``n x m`` table (its frame)."""
-    from runtime.cuda import STRIP_BATCH, STRIP_COLS, STRIP_ROWS
+def strip_steps(n: int, m: int, cols: int) -> float:
+    """Steps of the register-strip fill of an ``n x m`` table (its frame), ``cols``
+    columns a lane's block."""
+    from runtime.cuda import STRIP_BATCH, STRIP_ROWS
 
-    return (m / STRIP_COLS + n / STRIP_ROWS
+    return (m / cols + n / STRIP_ROWS
             + math.ceil(n / (32 * STRIP_ROWS)) * (2 * STRIP_BATCH + 31))
 
 
@@ -249,12 +253,12 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
                                                    "NOSE", copy_back=False).compute_s)
                    for k in (1, 4))
     done(4)
-    strips = best(lambda: cuda.strip_fill(probe(4096, 8192), BY_CODE["NOSE"].index,
-                                          copy_back=False).compute_s)
+    rec = probe(4096, 8192)
+    strips = best(lambda: cuda.strip_fill(rec, BY_CODE["NOSE"].index, copy_back=False).compute_s)
     done(5)
     return Calibration(device, sms, launch, barriers, round_s, band / 1024,
                        max(band4 - band, 0.0) / (3 * 1024),
-                       strips / strip_steps(4096, 8192),
+                       strips / strip_steps(4096, 8192, cuda.strip_cols(rec.dtype)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
 
 
@@ -272,16 +276,18 @@ def _barrier(cal: Calibration, blocks: int) -> float:
 
 
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
-            band_frame: str | None, strip_frame: str | None) -> dict[str, tuple[float, int | None]]:
+            band_frame: str | None, strip_frame: str | None,
+            strip_cols: int = 2) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
     ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
     ``strip_frame`` are the diagonal patterns those kernels would use, or
-    ``None``."""
+    ``None``; ``strip_cols`` the columns of the strips' blocks (a step of any width taken
+    to cost the probe's)."""
     n, m = shape
     per_step = n * m / max(steps, 1)
     out: dict[str, tuple[float, int | None]] = {}
     if strip_frame is not None:
-        out["strips"] = (cal.strip_step_s * strip_steps(n, m), None)
+        out["strips"] = (cal.strip_step_s * strip_steps(n, m, strip_cols), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
         from runtime.cuda import BAND_THREADS
 
@@ -309,7 +315,7 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    pred = predict(cal, code, shape, steps, band_frame, strip_frame)
+    pred = predict(cal, code, shape, steps, band_frame, strip_frame, cuda.strip_cols(rec.dtype))
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))

@@ -36,11 +36,12 @@ function compiles as a numba.cuda device function.
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,8 +51,8 @@ from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError, TooLargeError
 from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, step_line
 from runtime.cache import CACHE, arg_tail, compile_source
-from runtime.source import (SourceUnavailable, constant_offsets, function_namespace,
-                            rewrite_reads)
+from runtime.source import (SourceUnavailable, argument_loads, constant_offsets,
+                            function_namespace, rewrite_reads)
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
@@ -66,12 +67,9 @@ THREADS = 256
 #: best on the H200 for the knapsack, binomial and a stencil reading both sides.
 BAND_THREADS = 512
 
-#: Register strips: rows and columns of a lane's block of cells, and blocks of the row
-#: above a strip fetched at a time (a power of 2).  On the H200 4x1 took 13-32% less time
-#: than 8x1 at 4096-16384 for LCS, edit distance, Smith-Waterman, DTW and binomial, and
-#: as little or less at 32768 but for LCS (2% more); 2x1 and 1x1 were rarely better (DTW
-#: is faster at 4x2 and 8x4): docs/benchmarks.md, session 8.
-STRIP_ROWS, STRIP_COLS, STRIP_BATCH = 4, 1, 4
+#: Register strips: rows of a lane's block of cells, and blocks of the row above a strip
+#: fetched at a time (a power of 2); the block's columns: :func:`strip_cols`.
+STRIP_ROWS, STRIP_BATCH = 4, 4
 #: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
 SCORE_SLOTS = 2
 
@@ -267,20 +265,23 @@ def ready(M, order, indptr, indices, done, ticket{args}):
 
 
 def _rewritten_cell(rec: Recurrence, key: tuple[Any, ...], read: str,
-                    names: dict[str, Any], cell_args: bool = True) -> Any:
+                    names: dict[str, Any], cell_args: bool = True,
+                    hoist: tuple[str, ...] = ()) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
     function ``read`` (source, compiled with ``names``), cached under ``key``; see
-    :func:`runtime.source.rewrite_reads` for its arguments.  ``SourceUnavailable`` when
-    the cell function's source cannot be rewritten."""
+    :func:`runtime.source.rewrite_reads` for its arguments (``hoist``: the arrays whose
+    loads the caller makes).  ``SourceUnavailable`` when the cell function's source
+    cannot be rewritten."""
 
     def build() -> Any:
         cuda = _cuda()
         ns = function_namespace(rec.func)
         ns["_dg_read"] = cuda.jit(device=True)(compile_source(read, "read", names))
-        body = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=cell_args)
+        body = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=cell_args,
+                             hoist=hoist)
         return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
 
-    return CACHE.get(rec.func, ("cuda", *key), build)
+    return CACHE.get(rec.func, ("cuda", *key, *hoist), build)
 
 
 def _ready_cell(rec: Recurrence) -> Any:
@@ -857,16 +858,36 @@ def _pair_stores(R: int, C: int, rows: bool, cols: bool, n: int, m: int) -> list
     return out
 
 
+def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
+    """The cell function's loads of its array arguments that a kernel makes for it
+    (:func:`runtime.source.argument_loads`; arrays of no elements left alone): the
+    arrays' names, and each load as kernel source, a format string over the cell's
+    indices (``{0}``, ``{1}``) naming the arguments as the kernels do (``a0, a1, ...``),
+    each index clamped into the array."""
+    params = list(inspect.signature(rec.func).parameters)[1 + rec.ndim:]
+    arrays = tuple(p for p, a in zip(params, rec.args) if isinstance(a, np.ndarray) and a.size > 0)
+    out = []
+    for array, index in argument_loads(rec.func, rec.ndim, arrays):
+        a = f"a{params.index(array)}"
+        clamped = [f"min(max({e}, -{a}.shape[{d}]), {a}.shape[{d}] - 1)" for d, e in enumerate(index)]
+        out.append(f"{a}[{', '.join(clamped)}]")
+    return arrays, out
+
+
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
-                  pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False) -> str:
+                  pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
+                  loads: Sequence[str] = ()) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
     stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
     ``MP``, the table as 8-byte words.  With ``score``, no cell is stored but the last
-    one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  Under the simulator (threads not
-    in lockstep) the warp exchanges go through shared memory with block barriers instead
-    of shuffles."""
+    one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads`` (:func:`_argument_loads`)
+    are the cell's loads of its arguments, which the kernel makes and passes in: once a
+    strip those that do not depend on the column, the others a step ahead, so the cells
+    wait on no load and their branches can become selects.  Under the simulator (threads
+    not in lockstep) the warp exchanges go through shared memory with block barriers
+    instead of shuffles."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -876,6 +897,16 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     sync = "cuda.syncthreads()" if sim else "cuda.syncwarp(FULL)"
     nap = _nap()
     L: list[str] = []
+    uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
+    ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_c
+             for r in (range(R) if by_r else [0]) for c in range(C)]
+
+    def value(k: int, r: int, c: int) -> str:  # load k's value for the block's cell (r, c)
+        by_r, by_c = uses[k]
+        return f"w{k}_{r * by_r}_{c}" if by_c else f"h{k}_{r * by_r}"
+
+    def load(k: int, r: int, c: int, q: str) -> str:  # load k for cell (r, c) of block q
+        return loads[k].format(I(f"ub + {r}"), J(f"{q} * {C} + {c}"))
 
     def put(depth: int, *lines: str) -> None:
         L.extend("    " * depth + x for x in lines)
@@ -895,8 +926,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                     diag = f"x{r - 1}_{c - 1}" if c else f"l{r - 1}"
                 else:
                     diag = f"t{c - 1}" if c else "cn"
+                vals = "".join(f", {value(k, r, c)}" for k in range(len(loads)))
                 call = (f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, {J(f'v0 + {c}')}{args}, "
-                        f"({left}, {up}, {diag})))")
+                        f"({left}, {up}, {diag}){vals}))")
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
                              else [call]))
         if score:  # no cell stored
@@ -930,6 +962,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(2, *[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])
     put(2, *[f"l{r} = ZERO" for r in range(R)], *[f"t{c} = ZERO" for c in range(C)],
         *[f"b{c} = ZERO" for c in range(C)], *[f"p{t} = int64(0)" for t in range(nb)])
+    put(2, *[f"h{k}_{r} = {load(k, r, 0, '0')}" for k, (by_r, by_c) in enumerate(uses)
+             if not by_c for r in range(R if by_r else 1)],
+        *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead])
     put(2, "if k > 0:")
     fetch(3, "0")
     put(2, "for s in range(nq + 31):", f"    if k > 0 and (s & {B - 1}) == 0:")
@@ -942,7 +977,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
             f"    BD[(s & {2 * B - 1}) * {C * W} + f] = p{t}")
     put(4, sync)
     fetch(4, f"(s + {B}) * {C}")
-    put(3, "q = s - lane", f"cn = t{C - 1}")
+    put(3, "q = s - lane", f"cn = t{C - 1}", *[f"w{k}_{r}_{c} = g{k}_{r}_{c}" for k, r, c in ahead],
+        *[f"g{k}_{r}_{c} = {load(k, r, c, '(q + 1)')}" for k, r, c in ahead])
     if sim:
         put(3, *[f"XV[lane * {C} + {c}] = b{c}" for c in range(C)], sync,  # as shfl_up:
             *[f"t{c} = XV[(lane - 1) * {C} + {c}] if lane > 0 else b{c}" for c in range(C)], sync)
@@ -1045,18 +1081,38 @@ def _words_view(dM: Any) -> Any:
                     gpu_data=dM.gpu_data)
 
 
+def strip_cols(dtype: np.dtype) -> int:
+    """Columns of a lane's block in the register strips by default: 2 for cells of 4 bytes
+    (stored two to a word), else 1.
+
+    On the H200, with the cells' argument loads made by the kernel, ``4x2`` was the
+    fastest of 4x1, 8x1, 2x1, 2x2, 4x2, 8x2, 4x4 and 8x4 or within 2% of it for LCS and
+    Smith-Waterman (int32) at 32768, within 3% of 4x1 at 4096-16384, and a quarter faster
+    than 4x1 for DTW (float32; its best, 8x4, a tenth faster again); on 8-byte cells
+    ``4x1`` was 13% faster for binomial 16385 and edit distance within 3% either way
+    (docs/benchmarks.md, session 9).
+
+    Examples
+    --------
+    >>> strip_cols(np.dtype(np.float32)), strip_cols(np.dtype(np.int64))
+    (2, 1)
+    """
+    return 2 if np.dtype(dtype).itemsize == 4 else 1
+
+
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_ROWS,
-               copy_back: bool = True, cols_per_step: int = STRIP_COLS) -> DeviceFill:
+               copy_back: bool = True, cols_per_step: int | None = None) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
 
     One warp per strip of ``32 R`` rows (``R = rows_per_lane``), taken in order from an
     atomic ticket.  At step ``s`` lane ``k`` computes its ``R x C`` block (``C =
-    cols_per_step``) of columns ``(s - k) C ...``: its ``R`` rows, ``C`` columns, every
-    cell into a register before any is stored, so the unrolled cells overlap; a cell's
-    neighbours come from the block, the lane's last column, or the lane above's last row
-    by warp shuffles, never from memory.  Cells of 4 bytes in blocks of even ``R`` and
+    cols_per_step``, by default :func:`strip_cols`) of columns ``(s - k) C ...``: its
+    ``R`` rows, ``C`` columns, every cell into a register before any is stored, so the
+    unrolled cells overlap, the cell's loads of its arguments made by the kernel ahead of
+    time (:func:`_strip_source`); a cell's neighbours come from the block, the lane's
+    last column, or the lane above's last row by warp shuffles, never from memory.  Cells of 4 bytes in blocks of even ``R`` and
     ``C`` are stored two to an aligned 8-byte word where they sit side by side
     (:func:`_pair_stores`): half the store instructions, each lane's stores scattered over
     rows.
@@ -1071,14 +1127,13 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
     not at constant offsets, or the cells are not numbers of at most 8 bytes).
     """
-    kern, packed, sched, head = _strip_kernel(rec, pattern_index, rows_per_lane,
-                                              cols_per_step, False)
+    R, C = rows_per_lane, cols_per_step or strip_cols(rec.dtype)
+    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table = (dM, _words_view(dM)) if packed else (dM,)
         return [(min(head[0], _sms(cuda) * 16), 32, (*table, *dsched, *head, *dargs))]
 
-    R, C = rows_per_lane, cols_per_step
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
 
@@ -1100,12 +1155,13 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     W, enc, dec = _boundary_words(rec.dtype, sim)
     read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
                             dv="(x1 - b)" if cols else "(b - x1)")
-    cell = _rewritten_cell(rec, ("reg-cell", code), read, {})
+    arrays, loads = _argument_loads(rec)
+    cell = _rewritten_cell(rec, ("reg-cell", code), read, {}, hoist=arrays)
     n, m = rec.shape
     packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs, score)
-    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}"
+    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs, score, loads)
+    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}-{'.'.join(arrays)}"
             + (f"-pairs{n % 2}{m % 2}" if packed else ""))
     kern = _kernel(rec, kind, src, "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
@@ -1195,10 +1251,19 @@ def _last_cell(code: str, shape: tuple[int, int]) -> tuple[int, int]:
     return (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
 
 
-def strip_score_fill(rec: Recurrence, pattern_index: int,
-                     rows_per_lane: int = STRIP_ROWS) -> ScoreFill:
+#: Rows from which a score's strips take ``SCORE_BLOCK`` blocks instead of ``4 x 1``.  On
+#: the H200 the LCS score took 8x4 blocks 1.96x faster than 4x1 at 10^6 (975 ms, 1026
+#: GCUPS), and LCS and DTW 1.2-1.3x faster at 10^5; at 32768, 4x1 was 4-10% faster than
+#: 4x2 and 8x2 for LCS, edit distance and Smith-Waterman (docs/benchmarks.md, session 9).
+SCORE_TALL, SCORE_BLOCK = 65536, (8, 4)
+
+
+def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
+                     cols_per_step: int | None = None) -> ScoreFill:
     """The value of the last cell a diagonal pattern fills, by the register strips of
-    :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.
+    :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.  Blocks of
+    ``rows_per_lane x cols_per_step`` cells a lane; by default ``SCORE_BLOCK`` for tables
+    of ``SCORE_TALL`` rows or more, else ``STRIP_ROWS x 1``.
 
     Strip ``k`` hands its last row down in slot ``k % SCORE_SLOTS`` of a ring; its words
     carry ``k + 1`` (:func:`_boundary_words`), so the strip below never takes a word an
@@ -1208,7 +1273,9 @@ def strip_score_fill(rec: Recurrence, pattern_index: int,
     :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise).
     """
     code = PATTERNS[pattern_index].code
-    kern, _, sched, head = _strip_kernel(rec, pattern_index, rows_per_lane, 1, True)
+    R, C = SCORE_BLOCK if rec.shape[0] >= SCORE_TALL else (STRIP_ROWS, 1)
+    R, C = rows_per_lane or R, cols_per_step or C
+    kern, _, sched, head = _strip_kernel(rec, pattern_index, R, C, True)
     nslots, m = head[1], rec.shape[1]
 
     def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
@@ -1216,12 +1283,12 @@ def strip_score_fill(rec: Recurrence, pattern_index: int,
         return [(min(head[0], _sms(cuda) * 16), 32, (shape, *dsched, *head, dO, *dargs))]
 
     res = _run(rec, kern, "C", True, launches, sched, shape=(1, 1),
-               label=f"register strips of {32 * rows_per_lane} rows, no cell stored")
+               label=f"register strips of {32 * R} rows ({R}x{C} cells a lane), no cell stored")
     assert res.table is not None
     kept = "1 strip's last row" if nslots == 1 else f"{nslots} strips' last rows"
     return ScoreFill(res.table[0, 0], _last_cell(code, rec.shape), nslots * m,
-                     f"register strips of {32 * rows_per_lane} rows in one launch, no cell "
-                     f"stored: {kept} kept", res.h2d_s, res.compute_s, res.compile_s)
+                     f"register strips of {32 * R} rows ({R}x{C} cells a lane) in one launch, "
+                     f"no cell stored: {kept} kept", res.h2d_s, res.compute_s, res.compile_s)
 
 
 def _zero_strided(dA: Any, shape: tuple[int, int]) -> Any:

@@ -16,15 +16,17 @@ closures anyway).
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
-__all__ = ["SourceUnavailable", "rewrite_reads", "function_namespace", "constant_offsets",
+__all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace", "constant_offsets",
            "axis_offsets"]
 
 CHECK = "_dg_check"
+HOISTED = "_dg_arg"
 
 
 class SourceUnavailable(Exception):
@@ -154,12 +156,97 @@ def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:
                              if len(elts) == ndim else None)))
 
 
+_INDEX_OPS = (ast.Add, ast.Sub, ast.Mult)
+
+
+def _index_expr(node: ast.expr, index: set[str]) -> bool:
+    """Whether ``node`` is built from the cell's indices and integer literals by ``+``,
+    ``-`` and ``*`` alone: computable, and cheap, at the cell's entry."""
+    if isinstance(node, ast.Name):
+        return node.id in index
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.USub) and _index_expr(node.operand, index)
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, _INDEX_OPS)
+            and _index_expr(node.left, index) and _index_expr(node.right, index))
+
+
+class _Hoist(ast.NodeTransformer):
+    """Loads of the arrays ``arrays`` at index expressions of the cell's indices
+    ``index`` (:func:`_index_expr`), each distinct one replaced by the name
+    ``_dg_arg{k}``; ``loads`` lists them as ``(array, index expressions)``, ``k`` their
+    place in it, the expressions as format strings over the cell's indices (``{0}`` the
+    first)."""
+
+    def __init__(self, arrays: set[str], index: list[str]):
+        self.arrays, self.index = arrays, index
+        self.loads: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    def _template(self, node: ast.expr) -> str:
+        node = copy.deepcopy(node)
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                sub.id = f"{{{self.index.index(sub.id)}}}"
+        return ast.unparse(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays
+                and isinstance(node.ctx, ast.Load)):
+            return node
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not all(_index_expr(e, set(self.index)) for e in elts):
+            return node
+        key = (node.value.id, tuple(self._template(e) for e in elts))
+        name = self.loads.setdefault(key, f"{HOISTED}{len(self.loads)}")
+        return ast.copy_location(ast.Name(name, ast.Load()), node)
+
+
+def _hoisted(fn: ast.FunctionDef, ndim: int, hoist: Collection[str]) -> _Hoist:
+    """The :class:`_Hoist` pass for ``fn`` (not yet run): no array when a hoisted array or
+    an index is assigned in the function."""
+    params = [a.arg for a in fn.args.args]
+    index = params[1:1 + ndim]
+    arrays = set(hoist) & set(params[1 + ndim:])
+    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return _Hoist(set() if stored & (arrays | set(index)) else arrays, index)
+
+
+def argument_loads(func: Callable[..., Any], ndim: int,
+                   hoist: Collection[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The loads :func:`rewrite_reads` takes out of the cell function for ``hoist``, in
+    the order of its extra parameters: ``(array, index expressions)``, the expressions
+    as format strings over the cell's indices (``{0}`` the first).
+
+    Examples
+    --------
+    >>> def f(M, i, j, X, Y):
+    ...     if i == 0 or j == 0:
+    ...         return 0
+    ...     return M[i - 1, j] + (X[i - 1] == Y[j - 1]) + X[i - 1] * Y[M[0, 0]]
+    >>> argument_loads(f, 2, ("X", "Y"))
+    [('X', ('{0} - 1',)), ('Y', ('{1} - 1',))]
+    """
+    fn = _definition(func, ndim)
+    up = _hoisted(fn, ndim, hoist)
+    up.visit(fn)
+    return list(up.loads)
+
+
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
-                  cell_args: bool = True) -> str:
+                  cell_args: bool = True, hoist: Collection[str] = ()) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
 
     The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
     ``x0, x1, ...``, or ``read(M, CHECK, a, b, ...)`` when ``cell_args`` is false.
+
+    ``hoist`` names array parameters whose loads at index expressions of the cell's
+    indices and integer literals (``X[i - 1]``, ``A[i, 2 * j]``) become new last
+    parameters ``_dg_arg0, _dg_arg1, ...``, one per distinct load
+    (:func:`argument_loads`), so the caller loads them, for instance a step ahead or
+    once for a row; nothing is taken out when a hoisted array or an index is assigned in
+    the function.
 
     Examples
     --------
@@ -180,9 +267,11 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
         ast.Assign([ast.Name(c, ast.Store())], ast.Name(params[1 + k], ast.Load()))
         for k, c in enumerate(cell)
     ]
+    up = _hoisted(fn, ndim, hoist)
+    body = [up.visit(stmt) for stmt in body]
     fn.body = (entry if cell_args else []) + body
     fn.decorator_list = []
     fn.name = name
-    fn.args.args.append(ast.arg(CHECK))
+    fn.args.args += [ast.arg(CHECK)] + [ast.arg(v) for v in up.loads.values()]
     fn.returns = None
     return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))

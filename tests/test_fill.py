@@ -343,22 +343,85 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane)"
 
 
-@pytest.mark.parametrize("code, shape, R, dtype", [
-    ("NOSE", (101, 6), 1, "int64"), ("SENO", (101, 5), 1, "int32"), ("SONE", (70, 4), 1, "float64"),
-    ("NESO", (130, 3), 2, "int64"), ("NOSE", (1, 9), 1, "float32"), ("SONE", (9, 1), 1, "int64")])
-def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, dtype, write_rec):
+@pytest.mark.parametrize("code, shape, R, C, dtype", [
+    ("NOSE", (101, 6), 1, 1, "int64"), ("SENO", (101, 5), 1, 2, "int32"),
+    ("SONE", (70, 4), 1, 1, "float64"), ("NESO", (130, 3), 2, 1, "int64"),
+    ("NOSE", (1, 9), 1, 4, "float32"), ("SONE", (9, 1), 1, 1, "int64"),
+    ("NESO", (101, 11), 1, 4, "int32")])
+def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, C, dtype, write_rec):
     # the strips' last rows in a ring of two slots: four strips and more rewrite a slot, the
-    # tags in their words keep an old row from being read as new; only the last cell leaves
+    # tags in their words keep an old row from being read as new; only the last cell leaves,
+    # from whichever cell of a lane's block it is
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
-    res = cuda.strip_score_fill(rec, BY_CODE[code].index, R)
+    res = cuda.strip_score_fill(rec, BY_CODE[code].index, R, C)
     rows, cols = DIAGONAL_FLIPS[code]
     assert res.cell == ((0 if rows else shape[0] - 1), (0 if cols else shape[1] - 1))
     _same(np.asarray(res.value), make_plan(rec).reference[res.cell])
     strips = -(-shape[0] // (32 * R))
     assert res.kept == min(2, max(1, strips - 1)) * shape[1]
-    assert res.note.startswith(f"register strips of {32 * R} rows in one launch, no cell stored")
+    assert res.note.startswith(
+        f"register strips of {32 * R} rows ({R}x{C} cells a lane) in one launch, no cell stored")
+
+
+def _loading_reads(code: str, shape: tuple[int, int]) -> str:
+    """A nearest-neighbour recurrence in ``code``'s frame that loads its arguments in every
+    way the strips treat apart: by row, by column, by both, at a wrapped index, in an
+    untaken branch past the array's end, at a data-dependent index, from an empty array."""
+    rows, cols = DIAGONAL_FLIPS[code]
+    up, left = ("r + 1" if rows else "r - 1"), ("c + 1" if cols else "c - 1")
+    n, m = shape
+    return f"""
+X = np.arange(1, {n + 1}, dtype=np.int64) * 7 % 11
+A = np.arange({n * m}, dtype=np.int64).reshape({n}, {m}) * 5 % 13
+V = np.array([3, 1, 4], dtype=np.int64)
+E = np.zeros(0, dtype=np.int64)
+
+@recurrence(shape={shape}, dtype=np.int64, args=(X, A, V, E, 2))
+def rec(T, r, c, X, A, V, E, k):
+    total = X[r - 1] + A[r, c] * k + X[(r + c) % X.shape[0]]
+    if c < 3:
+        total += V[c]
+    if E.shape[0] > 0:
+        total += E[c]
+    if 0 <= {up} < {n}:
+        total += 2 * T[{up}, c] + V[T[{up}, c] % 3]
+        if 0 <= {left} < {m}:
+            total += T[{up}, {left}]
+    if 0 <= {left} < {m}:
+        total += T[r, {left}]
+    return total % 1000003
+"""
+
+
+@pytest.mark.parametrize("code, shape, R, C", [
+    ("NOSE", (37, 35), 2, 4), ("SONE", (70, 9), 1, 2), ("NESO", (1, 40), 1, 4),
+    ("SENO", (40, 1), 2, 2)])
+def test_strips_load_the_cells_arguments_ahead(code, shape, R, C, write_rec):
+    # the kernel makes the cell's loads at index expressions of its indices: once a strip
+    # by row, a step ahead by column or by both, each clamped into its array
+    from runtime import cuda
+
+    rec = load(write_rec(_loading_reads(code, shape)))
+    arrays, loads = cuda._argument_loads(rec)
+    assert arrays == ("X", "A", "V") and len(loads) == 3
+    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
+    _same(res.table, make_plan(rec).reference)
+    score = cuda.strip_score_fill(rec, BY_CODE[code].index, R)
+    _same(np.asarray(score.value), make_plan(rec).reference[score.cell])
+
+
+def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
+    # from SCORE_TALL rows on (lowered here), the score's strips take SCORE_BLOCK blocks
+    from runtime import cuda
+
+    monkeypatch.setattr(cuda, "SCORE_TALL", 300)
+    for rows, note in ((299, "128 rows (4x1"), (300, "256 rows (8x4")):
+        rec = load(write_rec(neighbour_reads("NOSE", (rows, 6), far=False, dtype="int32")))
+        res = cuda.strip_score_fill(rec, BY_CODE["NOSE"].index)
+        assert res.note.startswith(f"register strips of {note} cells a lane)")
+        _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
 
 
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])

@@ -272,5 +272,5 @@ def test_gpu_score_of_the_nearest_reads_takes_strips_that_store_no_cell(code, wr
     rec = load(write_rec(neighbour_reads(code, (9, 7), far=False)))
     res = score(rec, "cuda")
     assert res.value == make_plan(rec).reference[res.cell] and res.kept == 7  # one strip
-    assert "register strips of 128 rows in one launch, no cell stored: 1 strip's last row kept" \
-        in res.notes
+    assert ("register strips of 128 rows (4x1 cells a lane) in one launch, no cell stored: "
+            "1 strip's last row kept") in res.notes

@@ -1,0 +1,60 @@
+"""The cell function's source rewritten: reads of ``M`` redirected, argument loads taken out."""
+
+import inspect
+
+import numpy as np
+
+from runtime.cache import compile_source
+from runtime.source import argument_loads, function_namespace, rewrite_reads
+
+
+def _cell(M, i, j, X, A, k):
+    if i == 0:
+        return X[i - 1] + k  # X[-1]: Python's wraparound
+    total = A[i, 2 * j] + A[i, 2 * j] + X[-i + 1]
+    if j < X.shape[0]:
+        total += X[j] * X[j // 2]  # j // 2: not an index expression taken out
+    return total + X[int(M[i - 1, j]) % 3] + M[i - 1, j]
+
+
+def test_argument_loads_are_distinct_index_expressions_of_the_cell():
+    assert argument_loads(_cell, 2, ("X", "A")) == [
+        ("X", ("{0} - 1",)), ("A", ("{0}", "2 * {1}")), ("X", ("-{0} + 1",)), ("X", ("{1}",))]
+    assert argument_loads(_cell, 2, ("A",)) == [("A", ("{0}", "2 * {1}"))]
+
+
+def test_assigned_arrays_or_indices_keep_their_loads():
+    def assigned(M, i, j, X):
+        X = X * 2
+        return X[i]
+
+    def moved(M, i, j, X):
+        i = i - 1
+        return X[i]
+
+    assert argument_loads(assigned, 2, ("X",)) == []
+    assert argument_loads(moved, 2, ("X",)) == []
+    assert "_dg_arg" not in rewrite_reads(moved, 2, "RD", "g", hoist=("X",))
+
+
+def test_rewritten_cell_given_its_loads_computes_what_the_cell_computes():
+    # the caller makes the loads from argument_loads' expressions, clamped as the kernels
+    # clamp them, and passes them after the check argument
+    rng = np.random.default_rng(5)
+    X, A = rng.integers(0, 9, 4), rng.integers(0, 9, (6, 12))
+    M = rng.integers(0, 9, (6, 6))
+    src = rewrite_reads(_cell, 2, "RD", "g", hoist=("X", "A"))
+    ns = {**function_namespace(_cell), "RD": lambda M, ck, x0, x1, a, b: M[a, b]}
+    g = compile_source(src, "g", ns)
+    arrays = {"X": X, "A": A}
+    for i in range(6):
+        for j in range(6):
+            loads = []
+            for name, index in argument_loads(_cell, 2, ("X", "A")):
+                a = arrays[name]
+                at = [min(max(eval(e.format(i, j)), -a.shape[d]), a.shape[d] - 1)
+                      for d, e in enumerate(index)]
+                loads.append(a[tuple(at)])
+            assert g(M, i, j, X, A, 3, None, *loads) == _cell(M, i, j, X, A, 3)
+    assert list(inspect.signature(g).parameters)[-5:] == [
+        "_dg_check", "_dg_arg0", "_dg_arg1", "_dg_arg2", "_dg_arg3"]
