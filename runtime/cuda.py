@@ -869,7 +869,8 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
     out = []
     for array, index in argument_loads(rec.func, rec.ndim, arrays):
         a = f"a{params.index(array)}"
-        clamped = [f"min(max({e}, -{a}.shape[{d}]), {a}.shape[{d}] - 1)" for d, e in enumerate(index)]
+        clamped = [f"min(max({e}, -{a}.shape[{d}]), {a}.shape[{d}] - 1)"
+                   for d, e in enumerate(index)]
         out.append(f"{a}[{', '.join(clamped)}]")
     return arrays, out
 
@@ -1112,10 +1113,10 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     ``R`` rows, ``C`` columns, every cell into a register before any is stored, so the
     unrolled cells overlap, the cell's loads of its arguments made by the kernel ahead of
     time (:func:`_strip_source`); a cell's neighbours come from the block, the lane's
-    last column, or the lane above's last row by warp shuffles, never from memory.  Cells of 4 bytes in blocks of even ``R`` and
-    ``C`` are stored two to an aligned 8-byte word where they sit side by side
-    (:func:`_pair_stores`): half the store instructions, each lane's stores scattered over
-    rows.
+    last column, or the lane above's last row by warp shuffles, never from memory.  Cells
+    of 4 bytes in blocks of even ``R`` and ``C`` are stored two to an aligned 8-byte word
+    where they sit side by side (:func:`_pair_stores`): half the store instructions, each
+    lane's stores scattered over rows.
 
     The table itself is never read back during the fill.  A strip hands its last row to
     the strip below through a boundary buffer of self-validating words

@@ -22,8 +22,8 @@ import textwrap
 from collections.abc import Callable, Collection
 from typing import Any
 
-__all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace", "constant_offsets",
-           "axis_offsets"]
+__all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace",
+           "constant_offsets", "axis_offsets"]
 
 CHECK = "_dg_check"
 HOISTED = "_dg_arg"
@@ -209,7 +209,8 @@ def _hoisted(fn: ast.FunctionDef, ndim: int, hoist: Collection[str]) -> _Hoist:
     params = [a.arg for a in fn.args.args]
     index = params[1:1 + ndim]
     arrays = set(hoist) & set(params[1 + ndim:])
-    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    stored = {n.id for n in ast.walk(fn)
+              if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     return _Hoist(set() if stored & (arrays | set(index)) else arrays, index)
 
 
@@ -230,7 +231,8 @@ def argument_loads(func: Callable[..., Any], ndim: int,
     """
     fn = _definition(func, ndim)
     up = _hoisted(fn, ndim, hoist)
-    up.visit(fn)
+    for stmt in fn.body:  # the body only, as rewrite_reads: the same loads in the same order
+        up.visit(stmt)
     return list(up.loads)
 
 

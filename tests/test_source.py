@@ -58,3 +58,22 @@ def test_rewritten_cell_given_its_loads_computes_what_the_cell_computes():
             assert g(M, i, j, X, A, 3, None, *loads) == _cell(M, i, j, X, A, 3)
     assert list(inspect.signature(g).parameters)[-5:] == [
         "_dg_check", "_dg_arg0", "_dg_arg1", "_dg_arg2", "_dg_arg3"]
+
+
+X = np.arange(4)
+
+
+def _keep(*_):
+    return lambda f: f
+
+
+@_keep(X[0])  # a load outside the body: not the cell's
+def _decorated(M, i, j, X):
+    return X[i] + M[i - 1, j]
+
+
+def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
+    loads = argument_loads(_decorated, 2, ("X",))
+    assert loads == [("X", ("{0}",))]
+    src = rewrite_reads(_decorated, 2, "RD", "g", hoist=("X",))
+    assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
