@@ -37,6 +37,7 @@ __all__ = [
     "StepSource",
     "STEP_SOURCE",
     "DIAGONAL_FLIPS",
+    "last_cell",
     "frame_offset",
 ]
 
@@ -304,3 +305,15 @@ def frame_offset(code: str, offset: tuple[int, int]) -> tuple[int, int]:
     """
     rows, cols = DIAGONAL_FLIPS[code]
     return (-offset[0] if rows else offset[0], -offset[1] if cols else offset[1])
+
+
+def last_cell(flips: tuple[bool, bool], shape: tuple[int, ...]) -> tuple[int, int]:
+    """The cell a walk of a 2-D table of ``shape`` fills last when it runs its rows and/or
+    columns backwards (``flips``, as in :data:`DIAGONAL_FLIPS`): the far corner.
+
+    Examples
+    --------
+    >>> last_cell(DIAGONAL_FLIPS["NOSE"], (3, 4)), last_cell(DIAGONAL_FLIPS["SENO"], (3, 4))
+    ((2, 3), (0, 0))
+    """
+    return (0 if flips[0] else shape[0] - 1, 0 if flips[1] else shape[1] - 1)

@@ -27,13 +27,13 @@ are resident)::
     cooperative(B)  S (barrier(B) + ceil(N / S / (B T U)) round)
     bands           S (band_step + (rounds - 1) band_round [+ barrier(B_band)]),
                     rounds = ceil(N / S / (B_band BAND_THREADS))
-    strips          strip_step (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
+    strips          strip_step sqrt(R C / R_p C_p) (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
 
 where the bands' barrier term stands for waiting on every band, when no diagonal
-pattern fits the reads, and ``C`` is the strips' columns a block for the recurrence's
-cells (:func:`runtime.cuda.strip_cols`), the step the probe's at its own ``C`` (2): a
-step of one column, on 8-byte cells, costs about 0.7 of it on the H200, so the model
-overestimates those strips.
+pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
+(:func:`runtime.cuda.strip_block`), ``R_p x C_p`` the probe's (4x2), whose step is
+measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
+blocks 1.7-2.1 of it (LCS, DTW at 32768), about the square root of the cells' ratio.
 
 Assumptions: the cells cost about what the probes' cost (light: a few loads and
 arithmetic, one of them data-dependent in the rows probe), so the model compares the
@@ -60,7 +60,7 @@ from depgraph.api import Recurrence, recurrence
 from patterns import BY_CODE, DIAGONAL_FLIPS
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
-           "probe", "rows_probe"]
+           "probe", "rows_probe", "strip_steps", "PROBE_DTYPE"]
 
 #: Candidate kernels, in the order ties are broken.
 KERNELS = ("strips", "bands", "cooperative", "launches")
@@ -68,6 +68,8 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
 VERSION = 6
+#: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
+PROBE_DTYPE = np.dtype(np.int32)
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def probe(n: int, m: int) -> Recurrence:
     >>> probe(3, 4).shape
     (3, 4)
     """
-    return recurrence(shape=(n, m), dtype=np.int32, name="probe")(_probe_cell)
+    return recurrence(shape=(n, m), dtype=PROBE_DTYPE, name="probe")(_probe_cell)
 
 
 def _rows_cell(M: Any, i: int, j: int, W: Any, V: Any) -> int:
@@ -212,13 +214,21 @@ def rows_probe(n: int, m: int) -> Recurrence:
     return recurrence(shape=(n, m), dtype=np.int64, args=(W, V), name="rows_probe")(_rows_cell)
 
 
-def strip_steps(n: int, m: int, cols: int) -> float:
-    """Steps of the register-strip fill of an ``n x m`` table (its frame), ``cols``
-    columns a lane's block."""
-    from runtime.cuda import STRIP_BATCH, STRIP_ROWS
+def strip_steps(n: int, m: int, block: tuple[int, int]) -> float:
+    """Steps of the register-strip fill of an ``n x m`` table (its frame), ``block`` the
+    rows and columns of a lane's block, each step weighed by the square root of its cells
+    against the probe's block (the model's docstring).
 
-    return (m / cols + n / STRIP_ROWS
-            + math.ceil(n / (32 * STRIP_ROWS)) * (2 * STRIP_BATCH + 31))
+    Examples
+    --------
+    >>> strip_steps(4096, 8192, (4, 2))  # the probe's own block: plain steps
+    6368.0
+    """
+    from runtime.cuda import STRIP_BATCH, strip_block
+
+    (R, C), (pr, pc) = block, strip_block(PROBE_DTYPE)
+    steps = m / C + n / R + math.ceil(n / (32 * R)) * (2 * STRIP_BATCH + 31)
+    return steps * math.sqrt(R * C / (pr * pc))
 
 
 #: The steps :func:`measure` reports as it goes.
@@ -258,7 +268,7 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     done(5)
     return Calibration(device, sms, launch, barriers, round_s, band / 1024,
                        max(band4 - band, 0.0) / (3 * 1024),
-                       strips / strip_steps(4096, 8192, cuda.strip_cols(rec.dtype)),
+                       strips / strip_steps(4096, 8192, cuda.strip_block(rec.dtype)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
 
 
@@ -277,17 +287,19 @@ def _barrier(cal: Calibration, blocks: int) -> float:
 
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
             band_frame: str | None, strip_frame: str | None,
-            strip_cols: int = 2) -> dict[str, tuple[float, int | None]]:
+            strip_dtype: np.dtype = PROBE_DTYPE) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
     ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
     ``strip_frame`` are the diagonal patterns those kernels would use, or
-    ``None``; ``strip_cols`` the columns of the strips' blocks (a step of any width taken
-    to cost the probe's)."""
+    ``None``; ``strip_dtype`` the cells, which set the strips' block (by default the
+    probe's)."""
+    from runtime.cuda import strip_block
+
     n, m = shape
     per_step = n * m / max(steps, 1)
     out: dict[str, tuple[float, int | None]] = {}
     if strip_frame is not None:
-        out["strips"] = (cal.strip_step_s * strip_steps(n, m, strip_cols), None)
+        out["strips"] = (cal.strip_step_s * strip_steps(n, m, strip_block(strip_dtype)), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
         from runtime.cuda import BAND_THREADS
 
@@ -315,7 +327,7 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    pred = predict(cal, code, shape, steps, band_frame, strip_frame, cuda.strip_cols(rec.dtype))
+    pred = predict(cal, code, shape, steps, band_frame, strip_frame, rec.dtype)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))

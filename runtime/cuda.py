@@ -49,7 +49,8 @@ import numpy as np
 
 from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError, TooLargeError
-from patterns import DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, step_line
+from patterns import (DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, last_cell,
+                      step_line)
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, argument_loads, constant_offsets,
                             function_namespace, rewrite_reads)
@@ -60,15 +61,15 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "THREADS", "BAND_THREADS"]
+           "free_memory", "strip_block", "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
 #: best on the H200 for the knapsack, binomial and a stencil reading both sides.
 BAND_THREADS = 512
 
-#: Register strips: rows of a lane's block of cells, and blocks of the row above a strip
-#: fetched at a time (a power of 2); the block's columns: :func:`strip_cols`.
+#: Register strips: rows of a lane's block of cells (but for 4-byte floats), and blocks of
+#: the row above a strip fetched at a time (a power of 2); the block: :func:`strip_block`.
 STRIP_ROWS, STRIP_BATCH = 4, 4
 #: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
 SCORE_SLOTS = 2
@@ -631,7 +632,7 @@ def _tile_order(nu: int, nv: int) -> np.ndarray:
 
 
 def tiled_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
-               copy_back: bool = True, rows_per_lane: int = STRIP_ROWS) -> DeviceFill:
+               copy_back: bool = True, rows_per_lane: int | None = None) -> DeviceFill:
     """A diagonal pattern filled in one launch by the fastest kernel that fits it:
     :func:`strip_fill` (cells in registers) when the reads are the three nearest
     neighbours at constant offsets, else :func:`wave_fill` (``tile x tile`` tiles in
@@ -1082,26 +1083,31 @@ def _words_view(dM: Any) -> Any:
                     gpu_data=dM.gpu_data)
 
 
-def strip_cols(dtype: np.dtype) -> int:
-    """Columns of a lane's block in the register strips by default: 2 for cells of 4 bytes
-    (stored two to a word), else 1.
+def strip_block(dtype: np.dtype) -> tuple[int, int]:
+    """Rows and columns of a lane's block in the register strips by default: ``8x4`` for
+    4-byte floats, ``4x2`` for other cells of 4 bytes (stored two to a word), else ``4x1``.
 
-    On the H200, with the cells' argument loads made by the kernel, ``4x2`` was the
-    fastest of 4x1, 8x1, 2x1, 2x2, 4x2, 8x2, 4x4 and 8x4 or within 2% of it for LCS and
-    Smith-Waterman (int32) at 32768, within 3% of 4x1 at 4096-16384, and a quarter faster
-    than 4x1 for DTW (float32; its best, 8x4, a tenth faster again); on 8-byte cells
-    ``4x1`` was 13% faster for binomial 16385 and edit distance within 3% either way
-    (docs/benchmarks.md, session 9).
+    On the H200 (docs/benchmarks.md, session 10; medians of 5, each fill checked against
+    the reference) DTW (float32) took 8x4 blocks 9-16% faster than 4x2 at every size from
+    4096 to 32768 (13.10 against 15.15 ms at 32768, 81.9 GCUPS), while LCS and
+    Smith-Waterman (int32) were 4-50% slower at 8x4 than at 4x2; on 8-byte cells ``4x1``
+    was 13% faster than 4x2 for binomial 16385 and edit distance within 3% either way
+    (session 9).
 
     Examples
     --------
-    >>> strip_cols(np.dtype(np.float32)), strip_cols(np.dtype(np.int64))
-    (2, 1)
+    >>> strip_block(np.dtype(np.float32)), strip_block(np.dtype(np.int32))
+    ((8, 4), (4, 2))
+    >>> strip_block(np.dtype(np.int64))
+    (4, 1)
     """
-    return 2 if np.dtype(dtype).itemsize == 4 else 1
+    dt = np.dtype(dtype)
+    if dt.itemsize != 4:
+        return STRIP_ROWS, 1
+    return (8, 4) if dt.kind == "f" else (STRIP_ROWS, 2)
 
 
-def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_ROWS,
+def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
                copy_back: bool = True, cols_per_step: int | None = None) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
@@ -1109,7 +1115,7 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
 
     One warp per strip of ``32 R`` rows (``R = rows_per_lane``), taken in order from an
     atomic ticket.  At step ``s`` lane ``k`` computes its ``R x C`` block (``C =
-    cols_per_step``, by default :func:`strip_cols`) of columns ``(s - k) C ...``: its
+    cols_per_step``; both by default :func:`strip_block`) of columns ``(s - k) C ...``: its
     ``R`` rows, ``C`` columns, every cell into a register before any is stored, so the
     unrolled cells overlap, the cell's loads of its arguments made by the kernel ahead of
     time (:func:`_strip_source`); a cell's neighbours come from the block, the lane's
@@ -1128,7 +1134,8 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int = STRIP_R
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
     not at constant offsets, or the cells are not numbers of at most 8 bytes).
     """
-    R, C = rows_per_lane, cols_per_step or strip_cols(rec.dtype)
+    R, C = strip_block(rec.dtype)
+    R, C = rows_per_lane or R, cols_per_step or C
     kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
@@ -1241,15 +1248,9 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
                shape=(window, n))
     assert res.table is not None
     value = res.table[(n + m - 2) % window, n - 1]
-    return ScoreFill(value, _last_cell(code, rec.shape), window * n,
+    return ScoreFill(value, last_cell(DIAGONAL_FLIPS[code], rec.shape), window * n,
                      f"the last {window} anti-diagonals kept, one cooperative launch",
                      res.h2d_s, res.compute_s, res.compile_s)
-
-
-def _last_cell(code: str, shape: tuple[int, int]) -> tuple[int, int]:
-    """The cell diagonal pattern ``code`` fills last."""
-    rows, cols = DIAGONAL_FLIPS[code]
-    return (0 if rows else shape[0] - 1, 0 if cols else shape[1] - 1)
 
 
 #: Rows from which a score's strips take ``SCORE_BLOCK`` blocks instead of ``4 x 1``.  On
@@ -1287,7 +1288,7 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane), no cell stored")
     assert res.table is not None
     kept = "1 strip's last row" if nslots == 1 else f"{nslots} strips' last rows"
-    return ScoreFill(res.table[0, 0], _last_cell(code, rec.shape), nslots * m,
+    return ScoreFill(res.table[0, 0], last_cell(DIAGONAL_FLIPS[code], rec.shape), nslots * m,
                      f"register strips of {32 * R} rows ({R}x{C} cells a lane) in one launch, "
                      f"no cell stored: {kept} kept", res.h2d_s, res.compute_s, res.compile_s)
 

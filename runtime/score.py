@@ -40,8 +40,8 @@ import numpy as np
 from depgraph.api import Recurrence
 from depgraph.errors import (CellFunctionError, NoPatternError, OutOfBoundsError,
                              RecurrenceError, TooLargeError)
-from patterns import (BY_CODE, DIAGONAL_FLIPS, PATTERNS, REGIONS, frame_offset, matching,
-                      region_codes)
+from patterns import (BY_CODE, DIAGONAL_FLIPS, PATTERNS, REGIONS, frame_offset, last_cell,
+                      matching, region_codes)
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.source import (SourceUnavailable, axis_offsets, constant_offsets,
                             function_namespace, rewrite_reads)
@@ -75,7 +75,7 @@ class ScorePlan:
 
     def last(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """The cell the walk fills last."""
-        return (0 if self.flips[0] else shape[0] - 1, 0 if self.flips[1] else shape[1] - 1)
+        return last_cell(self.flips, shape)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,24 @@ def test_short_wide_tables_leave_strips():
     assert pred["strips"][0] > 100 * pred["bands"][0]
 
 
+def test_a_strip_step_weighs_its_blocks_cells():
+    # float32 cells take 8x4 blocks, int32 the probe's 4x2: half the steps, each costing
+    # sqrt(32 / 8) = 2 probe steps
+    from runtime.cuda import STRIP_BATCH
+
+    n = m = 32768
+
+    def strips(dtype: str) -> float:
+        return predict(CAL, "NOSE", (n, m), n + m - 1, "NOSE", "NOSE", np.dtype(dtype))["strips"][0]
+
+    def steps(R: int, C: int) -> float:
+        return m / C + n / R + -(-n // (32 * R)) * (2 * STRIP_BATCH + 31)
+
+    assert strips("int32") == pytest.approx(CAL.strip_step_s * steps(4, 2))
+    assert strips("float32") == pytest.approx(CAL.strip_step_s * 2 * steps(8, 4))
+    assert strips("int64") == pytest.approx(CAL.strip_step_s * 0.5 ** 0.5 * steps(4, 1))
+
+
 def test_rows_no_diagonal_fits_pick_the_grid_with_the_least_barrier_and_rounds():
     pred = predict(CAL, "RUD", (1000, 1000), 1000, None, None)
     assert set(pred) == {"bands", "cooperative", "launches"}

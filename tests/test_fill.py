@@ -424,6 +424,18 @@ def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
         _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
 
 
+@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4"), ("int32", "128 rows (4x2"),
+                                          ("int64", "128 rows (4x1")])
+def test_strips_take_their_block_by_cell_type(dtype, block, write_rec):
+    # 4-byte floats 8x4, other 4-byte cells 4x2 (stored in pairs), the rest 4x1
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads("NOSE", (37, 11), far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
+    assert res.kernel == f"register strips of {block} cells a lane)"
+    _same(res.table, make_plan(rec).reference)
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
 def test_strips_hand_every_cell_type_to_the_strip_below(dtype, write_rec):
     # boundary values of 1 word (4 bytes) and 2 words (8 bytes; int64 in the tests
