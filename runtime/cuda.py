@@ -61,7 +61,7 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "strip_block", "THREADS", "BAND_THREADS"]
+           "free_memory", "strip_block", "score_block", "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -1253,19 +1253,39 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
                      res.h2d_s, res.compute_s, res.compile_s)
 
 
-#: Rows from which a score's strips take ``SCORE_BLOCK`` blocks instead of ``4 x 1``.  On
-#: the H200 the LCS score took 8x4 blocks 1.96x faster than 4x1 at 10^6 (975 ms, 1026
-#: GCUPS), and LCS and DTW 1.2-1.3x faster at 10^5; at 32768, 4x1 was 4-10% faster than
-#: 4x2 and 8x2 for LCS, edit distance and Smith-Waterman (docs/benchmarks.md, session 9).
-SCORE_TALL, SCORE_BLOCK = 65536, (8, 4)
+#: Rows from which a score's strips take ``SCORE_BLOCK`` blocks (4-byte floats take them
+#: at any height): :func:`score_block`.
+SCORE_TALL, SCORE_BLOCK = 100_000, (8, 4)
+
+
+def score_block(dtype: np.dtype, rows: int) -> tuple[int, int]:
+    """Rows and columns of a lane's block in a score's strips by default: ``SCORE_BLOCK``
+    (8x4) for 4-byte floats and for tables of ``SCORE_TALL`` rows or more, else ``4x1``.
+
+    On the H200 (docs/benchmarks.md, session 10; every shape gave the same score), from
+    32768 to 10^6 rows: DTW (float32) was 1.3-1.5x faster at 8x4 than at 4x1 at every
+    size; LCS 4-50% faster at 8x4 (1.9x at 10^6); Smith-Waterman 23% and edit distance
+    12% slower at 8x4 at 65536, Smith-Waterman within 2% at 10^5 and faster at 10^6 (8x4
+    1.12x, 8x2 1.44x), edit distance 5% faster at 10^5 and 1.3x at 10^6.
+
+    Examples
+    --------
+    >>> score_block(np.dtype(np.int32), 32768), score_block(np.dtype(np.int32), 10**6)
+    ((4, 1), (8, 4))
+    >>> score_block(np.dtype(np.float32), 4096)
+    (8, 4)
+    """
+    dt = np.dtype(dtype)
+    if rows >= SCORE_TALL or (dt.kind == "f" and dt.itemsize == 4):
+        return SCORE_BLOCK
+    return STRIP_ROWS, 1
 
 
 def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
                      cols_per_step: int | None = None) -> ScoreFill:
     """The value of the last cell a diagonal pattern fills, by the register strips of
     :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.  Blocks of
-    ``rows_per_lane x cols_per_step`` cells a lane; by default ``SCORE_BLOCK`` for tables
-    of ``SCORE_TALL`` rows or more, else ``STRIP_ROWS x 1``.
+    ``rows_per_lane x cols_per_step`` cells a lane, by default :func:`score_block`.
 
     Strip ``k`` hands its last row down in slot ``k % SCORE_SLOTS`` of a ring; its words
     carry ``k + 1`` (:func:`_boundary_words`), so the strip below never takes a word an
@@ -1275,7 +1295,7 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
     :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise).
     """
     code = PATTERNS[pattern_index].code
-    R, C = SCORE_BLOCK if rec.shape[0] >= SCORE_TALL else (STRIP_ROWS, 1)
+    R, C = score_block(rec.dtype, rec.shape[0])
     R, C = rows_per_lane or R, cols_per_step or C
     kern, _, sched, head = _strip_kernel(rec, pattern_index, R, C, True)
     nslots, m = head[1], rec.shape[1]

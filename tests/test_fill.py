@@ -413,12 +413,14 @@ def test_strips_load_the_cells_arguments_ahead(code, shape, R, C, write_rec):
 
 
 def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
-    # from SCORE_TALL rows on (lowered here), the score's strips take SCORE_BLOCK blocks
+    # from SCORE_TALL rows on (lowered here), the score's strips take SCORE_BLOCK blocks;
+    # 4-byte floats at any height
     from runtime import cuda
 
     monkeypatch.setattr(cuda, "SCORE_TALL", 300)
-    for rows, note in ((299, "128 rows (4x1"), (300, "256 rows (8x4")):
-        rec = load(write_rec(neighbour_reads("NOSE", (rows, 6), far=False, dtype="int32")))
+    for rows, dtype, note in ((299, "int32", "128 rows (4x1"), (300, "int32", "256 rows (8x4"),
+                              (40, "float32", "256 rows (8x4")):
+        rec = load(write_rec(neighbour_reads("NOSE", (rows, 6), far=False, dtype=dtype)))
         res = cuda.strip_score_fill(rec, BY_CODE["NOSE"].index)
         assert res.note.startswith(f"register strips of {note} cells a lane)")
         _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
