@@ -1263,8 +1263,8 @@ def score_block(dtype: np.dtype, rows: int) -> tuple[int, int]:
     (8x4) for 4-byte floats and for tables of ``SCORE_TALL`` rows or more, else ``4x1``.
 
     On the H200 (docs/benchmarks.md, session 10; every shape gave the same score), from
-    32768 to 10^6 rows: DTW (float32) was 1.3-1.5x faster at 8x4 than at 4x1 at every
-    size; LCS 4-50% faster at 8x4 (1.9x at 10^6); Smith-Waterman 23% and edit distance
+    32768 to 10^6 rows: DTW (float32) was 1.25-1.5x faster at 8x4 than at 4x1 at every
+    size; LCS 4-28% faster at 8x4 (1.9x at 10^6); Smith-Waterman 23% and edit distance
     12% slower at 8x4 at 65536, Smith-Waterman within 2% at 10^5 and faster at 10^6 (8x4
     1.12x, 8x2 1.44x), edit distance 5% faster at 10^5 and 1.3x at 10^6.
 
