@@ -864,16 +864,21 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
     (:func:`runtime.source.argument_loads`; arrays of no elements left alone): the
     arrays' names, and each load as kernel source, a format string over the cell's
     indices (``{0}``, ``{1}``) naming the arguments as the kernels do (``a0, a1, ...``),
-    each index clamped into the array."""
+    each index clamped into the array.  The loads are found once per cell function (its
+    source parsed), not on every fill."""
     params = list(inspect.signature(rec.func).parameters)[1 + rec.ndim:]
     arrays = tuple(p for p, a in zip(params, rec.args) if isinstance(a, np.ndarray) and a.size > 0)
-    out = []
-    for array, index in argument_loads(rec.func, rec.ndim, arrays):
-        a = f"a{params.index(array)}"
-        clamped = [f"min(max({e}, -{a}.shape[{d}]), {a}.shape[{d}] - 1)"
-                   for d, e in enumerate(index)]
-        out.append(f"{a}[{', '.join(clamped)}]")
-    return arrays, out
+
+    def build() -> list[str]:
+        out = []
+        for array, index in argument_loads(rec.func, rec.ndim, arrays):
+            a = f"a{params.index(array)}"
+            clamped = [f"min(max({e}, -{a}.shape[{d}]), {a}.shape[{d}] - 1)"
+                       for d, e in enumerate(index)]
+            out.append(f"{a}[{', '.join(clamped)}]")
+        return out
+
+    return arrays, CACHE.get(rec.func, ("argument-loads", rec.ndim, arrays), build)
 
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,

@@ -179,7 +179,7 @@ class _Hoist(ast.NodeTransformer):
     place in it, the expressions as format strings over the cell's indices (``{0}`` the
     first)."""
 
-    def __init__(self, arrays: set[str], index: list[str]):
+    def __init__(self, arrays: set[str], index: list[str]) -> None:
         self.arrays, self.index = arrays, index
         self.loads: dict[tuple[str, tuple[str, ...]], str] = {}
 
