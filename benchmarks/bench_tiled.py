@@ -6,7 +6,9 @@ before it is timed; medians of ``--repeat`` runs, compute only (the table stays 
 device).
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]
-[--strips 8x1,8x2,8x4,4x4] [--no-tiles]`` (``--strips``: the strips' ``R x C`` blocks).
+[--strips 8x1,8x2,8x4,4x4] [--no-tiles] [--calls]`` (``--strips``: the strips' ``R x C``
+blocks; ``--calls``: a second line a case, the medians of the whole calls: the host's work,
+the args in, the table allocated, the fill).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -21,6 +25,7 @@ sys.path[:0] = [str(ROOT.parent), str(ROOT)]
 
 from patterns import BY_CODE  # noqa: E402
 from runtime import cuda  # noqa: E402
+from runtime.cuda import DeviceFill  # noqa: E402
 from runtime.fill import compare  # noqa: E402
 from runtime.plan import make_plan  # noqa: E402
 from wave_cases import CASES  # noqa: E402
@@ -33,6 +38,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--strips", default="8x1,8x2,8x4,4x4")
     ap.add_argument("--no-tiles", action="store_true", help="time the strips alone")
+    ap.add_argument("--calls", action="store_true", help="also time the whole calls")
     a = ap.parse_args()
     blocks = [tuple(map(int, b.split("x"))) for b in a.strips.split(",")]
     cols = ([] if a.no_tiles else ["launches T64", "tiles T64", "tiles T128"]) + [
@@ -50,13 +56,25 @@ def main() -> None:
                 "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
             for r, c in blocks:
                 runs[f"strips {r}x{c}"] = lambda cb, r=r, c=c: cuda.strip_fill(rec, p.index, r, cb, c)
-            med = {}
+            med, call = {}, {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)
-                med[col] = statistics.median(run(False).compute_s for _ in range(a.repeat))
+                times = [_timed(run) for _ in range(a.repeat)]
+                med[col] = statistics.median(t[0] for t in times)
+                call[col] = statistics.median(t[1] for t in times)
             best = min(med, key=med.get)
             print(f"{name:>15} {size:>6} " + " ".join(f"{med[c] * 1e3:12.2f}" for c in cols)
                   + f"   best {best}: {rec.cells / med[best] / 1e9:.1f} GCUPS", flush=True)
+            if a.calls:
+                print(f"{'whole calls':>22} " + " ".join(f"{call[c] * 1e3:12.2f}" for c in cols),
+                      flush=True)
+
+
+def _timed(run: Callable[[bool], DeviceFill]) -> tuple[float, float]:
+    """The fill's compute time and the whole call's, in seconds."""
+    t0 = time.perf_counter()
+    compute = run(False).compute_s
+    return compute, time.perf_counter() - t0
 
 
 if __name__ == "__main__":

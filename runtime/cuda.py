@@ -36,6 +36,7 @@ function compiles as a numba.cuda device function.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import os
@@ -71,8 +72,8 @@ BAND_THREADS = 512
 #: Register strips: rows of a lane's block of cells (but for 4-byte floats), and blocks of
 #: the row above a strip fetched at a time (a power of 2); the block: :func:`strip_block`.
 STRIP_ROWS, STRIP_BATCH = 4, 4
-#: Strips a score-only strip fill keeps the last row of (slots of its boundary ring).
-SCORE_SLOTS = 2
+#: Strips whose last row the register strips keep at once (slots of their boundary ring).
+STRIP_SLOTS = 2
 
 
 def _cuda() -> Any:
@@ -293,12 +294,17 @@ def _ready_cell(rec: Recurrence) -> Any:
     return _rewritten_cell(rec, ("ready-cell",), read, {"cuda": _cuda()}, cell_args=False)
 
 
-def _kernel(rec: Recurrence, kind: str, source: str, name: str, cell: Any = None,
-            **names: Any) -> Any:
+def _kernel(rec: Recurrence, kind: str, source: str | Callable[[], str], name: str,
+            cell: Any = None, **names: Any) -> Any:
+    """The kernel ``name`` compiled from ``source`` (or what the callable ``source``
+    returns, built only when the kernel is not cached yet) with ``cell`` (by default the
+    cell function itself) and ``names`` in its namespace, cached per cell function under
+    ``kind``."""
+
     def build() -> Any:
         cuda = _cuda()
         ns = {"cuda": cuda, "cell": _device_cell(rec) if cell is None else cell, **names}
-        return cuda.jit(compile_source(source, name, ns))
+        return cuda.jit(compile_source(source() if callable(source) else source, name, ns))
 
     return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
 
@@ -888,7 +894,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
     stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
-    ``MP``, the table as 8-byte words.  With ``score``, no cell is stored but the last
+    ``MP``, the table as 8-byte words; a full block's stores index by unsigned integers
+    (``U``), so numba leaves out its wraparound of negative indices.  With ``score``, no cell is stored but the last
     one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads`` (:func:`_argument_loads`)
     are the cell's loads of its arguments, which the kernel makes and passes in: once a
     strip those that do not depend on the column, the others a step ahead, so the cells
@@ -944,10 +951,11 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
             for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
                 c = group[0]
                 if len(group) == 2:
-                    put(depth, f"MP[({I(f'ub + {r}')} * m + {J(f'v0 + {c}')}) >> 1] = "
+                    put(depth, f"MP[U(({I(f'ub + {r}')} * m + {J(f'v0 + {c}')}) >> 1)] = "
                         f"(ENC(x{r}_{c}, 0)[0] & LO) | (ENC(x{r}_{group[1]}, 0)[0] << 32)")
                     continue
-                store = f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}"
+                store = (f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}" if guard else
+                         f"M[U({I(f'ub + {r}')}), U({J(f'v0 + {c}')})] = x{r}_{c}")
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + store] if guard
                              else [store]))
 
@@ -1032,6 +1040,7 @@ def _words(dtype: np.dtype) -> int:
     return 1 if dt.itemsize <= 4 else 2
 
 
+@functools.cache
 def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     """How a strip hands its last row to the strip below without fences: each value as
     ``W`` 64-bit words, 32 bits of the value in the low half of each and a tag in the high
@@ -1039,7 +1048,7 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     expects holds its bits (an aligned 8-byte store is seen whole or not at all), and a
     word left by an earlier strip in the same slot of a ring is told apart.  ``(W, ENC,
     DEC)``: ``ENC(x, tag)`` the words of a value, ``DEC(*words)`` the value; numba.cuda
-    device functions, or plain functions under the simulator."""
+    device functions, or plain functions under the simulator; built once per cell type."""
     dt = np.dtype(dtype)
     W = _words(dt)
     DT, lo = dt.type, np.int64(0xFFFFFFFF)
@@ -1130,11 +1139,11 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     lane's stores scattered over rows.
 
     The table itself is never read back during the fill.  A strip hands its last row to
-    the strip below through a boundary buffer of self-validating words
-    (:func:`_boundary_words`): the strip below fetches them ``STRIP_BATCH`` blocks ahead
-    and waits only on a word not yet written, so no memory fence, flag or progress
-    counter sits between strips.  Deadlock-free: a strip waits only on the strip above,
-    whose ticket came first.
+    the strip below through a ring of ``STRIP_SLOTS`` rows of self-validating words
+    (:func:`_boundary_words`, as in :func:`strip_score_fill`): the strip below fetches
+    them ``STRIP_BATCH`` blocks ahead and waits only on a word not yet written, so no
+    memory fence, flag or progress counter sits between strips.  Deadlock-free: a strip
+    waits only on the strip above, whose ticket came first.
 
     ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
     not at constant offsets, or the cells are not numbers of at most 8 bytes).
@@ -1145,17 +1154,23 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table = (dM, _words_view(dM)) if packed else (dM,)
-        return [(min(head[0], _sms(cuda) * 16), 32, (*table, *dsched, *head, *dargs))]
+        return [(_strip_grid(cuda, head[0]), 32, (*table, *dsched, *head, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
 
 
+def _strip_grid(cuda: Any, nstrips: int) -> int:
+    """Blocks of one warp a strip fill launches: one a strip, at most 16 a multiprocessor
+    (a block done with its strip takes the next ticket)."""
+    return min(nstrips, _sms(cuda) * 16)
+
+
 def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool
                   ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`),
-    whether it stores cells in pairs, its schedule arrays (the boundary ring: every
-    strip's last row, or ``SCORE_SLOTS`` of them for a score; the ticket) and its
+    whether it stores cells in pairs, its schedule arrays (the boundary ring of
+    ``STRIP_SLOTS`` strips' last rows; the ticket) and its
     ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
@@ -1173,15 +1188,15 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     n, m = rec.shape
     packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    src = _strip_source(rows, cols, R, C, W, len(rec.args), sim, pairs, score, loads)
     kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}-{'.'.join(arrays)}"
             + (f"-pairs{n % 2}{m % 2}" if packed else ""))
-    kern = _kernel(rec, kind, src, "strips", cell,
+    kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
+                                                   pairs, score, loads), "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
-                   int64=np.int64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
+                   int64=np.int64, U=np.uint64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
                    SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
     nstrips = math.ceil(n / (32 * R))
-    nslots = min(SCORE_SLOTS if score else nstrips, max(1, nstrips - 1))
+    nslots = min(STRIP_SLOTS, max(1, nstrips - 1))
     return (kern, packed, (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64)),
             (nstrips, nslots))
 
@@ -1292,7 +1307,7 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
     :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.  Blocks of
     ``rows_per_lane x cols_per_step`` cells a lane, by default :func:`score_block`.
 
-    Strip ``k`` hands its last row down in slot ``k % SCORE_SLOTS`` of a ring; its words
+    Strip ``k`` hands its last row down in slot ``k % STRIP_SLOTS`` of a ring; its words
     carry ``k + 1`` (:func:`_boundary_words`), so the strip below never takes a word an
     earlier strip left in the slot, and a slot is rewritten only after the strip below has
     read it (strip ``k + 2`` reaches a column only after strip ``k + 1`` has computed it,
@@ -1307,7 +1322,7 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
 
     def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         shape = _zero_strided(dO, rec.shape)  # the cell function's M: its shape, no cells
-        return [(min(head[0], _sms(cuda) * 16), 32, (shape, *dsched, *head, dO, *dargs))]
+        return [(_strip_grid(cuda, head[0]), 32, (shape, *dsched, *head, dO, *dargs))]
 
     res = _run(rec, kern, "C", True, launches, sched, shape=(1, 1),
                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane), no cell stored")

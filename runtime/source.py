@@ -22,6 +22,8 @@ import textwrap
 from collections.abc import Callable, Collection
 from typing import Any
 
+from runtime.cache import CACHE
+
 __all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace",
            "constant_offsets", "axis_offsets"]
 
@@ -124,14 +126,20 @@ def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...
     ...     return max(M[i - 1, j], M[i, j - 1] + X[i])
     >>> constant_offsets(f, 2)
     [(-1, 0), (0, -1)]
+
+    The offsets are found once per cell function (its source parsed), not on every call.
     """
-    index = [a.arg for a in _definition(func, ndim).args.args][1:1 + ndim]
 
-    def offsets(elts: list[ast.expr]) -> tuple[int, ...] | None:
-        offs = [_offset(e, x) for e, x in zip(elts, index)]
-        return None if len(elts) != ndim or None in offs else tuple(int(o or 0) for o in offs)
+    def build() -> tuple[tuple[int, ...], ...]:
+        index = [a.arg for a in _definition(func, ndim).args.args][1:1 + ndim]
 
-    return sorted(set(_reads(func, ndim, offsets)))
+        def offsets(elts: list[ast.expr]) -> tuple[int, ...] | None:
+            offs = [_offset(e, x) for e, x in zip(elts, index)]
+            return None if len(elts) != ndim or None in offs else tuple(int(o or 0) for o in offs)
+
+        return tuple(sorted(set(_reads(func, ndim, offsets))))
+
+    return list(CACHE.get(func, ("constant-offsets", ndim), build))
 
 
 def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:

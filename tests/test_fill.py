@@ -449,6 +449,19 @@ def test_strips_hand_every_cell_type_to_the_strip_below(dtype, write_rec):
     _same(res.table, make_plan(rec).reference)
 
 
+@pytest.mark.parametrize("code, dtype", [("NOSE", "int32"), ("NESO", "int64"), ("SENO", "float32")])
+def test_strips_hand_rows_down_through_a_ring_of_two_slots(code, dtype, write_rec):
+    # seven strips of 32 rows share the two slots of the whole-table fill's boundary ring
+    # (each slot rewritten three times), as the score's strips do
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, (200, 13), far=False, dtype=dtype)))
+    _, _, (ring, _), (strips, slots) = cuda._strip_kernel(rec, BY_CODE[code].index, 1, 2, False)
+    assert (strips, slots) == (7, 2) and ring.size == 2 * 13 * cuda._words(rec.dtype)
+    res = cuda.strip_fill(rec, BY_CODE[code].index, 1, cols_per_step=2)
+    _same(res.table, make_plan(rec).reference)
+
+
 @pytest.mark.parametrize("code, shape, dtype, C", [
     ("NOSE", (70, 9), "int32", 2), ("SENO", (69, 11), "float32", 4),
     ("SONE", (69, 10), "int32", 4), ("NESO", (70, 11), "float32", 2),

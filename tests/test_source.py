@@ -5,7 +5,9 @@ import inspect
 import numpy as np
 
 from runtime.cache import compile_source
-from runtime.source import argument_loads, function_namespace, rewrite_reads
+from runtime import source
+from runtime.source import (argument_loads, constant_offsets, function_namespace,
+                            rewrite_reads)
 
 
 def _cell(M, i, j, X, A, k):
@@ -77,3 +79,15 @@ def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
     assert loads == [("X", ("{0}",))]
     src = rewrite_reads(_decorated, 2, "RD", "g", hoist=("X",))
     assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
+
+
+def test_constant_offsets_parse_the_source_once(monkeypatch):
+    # a fill asks for the offsets several times; the source is read and parsed the first
+    def f(M, i, j):
+        return M[i - 1, j] + M[i, j - 1]
+
+    first = constant_offsets(f, 2)
+    monkeypatch.setattr(source.inspect, "getsource", lambda fn: "")  # any re-parse fails
+    assert constant_offsets(f, 2) == first == [(-1, 0), (0, -1)]
+    constant_offsets(f, 2).append((9, 9))  # callers get their own list
+    assert constant_offsets(f, 2) == first
