@@ -1001,7 +1001,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         put(3, *[f"t{c} = DT(cuda.shfl_up_sync(FULL, SHUF(b{c}), 1))" for c in range(C)])
     slot = f"(s & {2 * B - 1}) * {C * W}"
     put(3, "if lane == 0 and k > 0:",
-        *[f"    t{c} = DEC({', '.join(f'BD[{slot} + {c * W + w}]' for w in range(W))})"
+        *[f"    t{c} = DEC({', '.join(f'BD[U({slot} + {c * W + w})]' for w in range(W))})"
           for c in range(C)])
     put(3, "if q >= 0 and q < nq:", f"    v0 = q * {C}", f"    if full and v0 + {C} <= m:")
     block(5, False)
@@ -1011,7 +1011,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(4, "if lane == 31 and not last:")  # the strip's last row, for the strip below
     for c in range(C):
         put(5, f"if v0 + {c} < m:", f"    e = ENC(b{c}, k + 1)",
-            *[f"    BND[(below + v0 + {c}) * {W} + {w}] = e[{w}]" for w in range(W)])
+            *[f"    BND[U((below + v0 + {c}) * {W} + {w})] = e[{w}]" for w in range(W)])
     if score:  # the last cell, held by a lane of the last strip after its last block
         put(2, "if last:")
         for r in range(R):
