@@ -894,8 +894,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
     stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
-    ``MP``, the table as 8-byte words; a full block's stores index by unsigned integers
-    (``U``), so numba leaves out its wraparound of negative indices.  With ``score``, no cell is stored but the last
+    ``MP``, the table as 8-byte words.  A full block's stores, the boundary ring's stores
+    and lane 0's reads of the fetched row index by unsigned integers (``U``), so numba
+    leaves out its wraparound of negative indices.  With ``score``, no cell is stored but the last
     one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads`` (:func:`_argument_loads`)
     are the cell's loads of its arguments, which the kernel makes and passes in: once a
     strip those that do not depend on the column, the others a step ahead, so the cells
