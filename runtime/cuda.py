@@ -36,7 +36,6 @@ function compiles as a numba.cuda device function.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import os
@@ -896,13 +895,13 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
     ``MP``, the table as 8-byte words.  A full block's stores, the boundary ring's stores
     and lane 0's reads of the fetched row index by unsigned integers (``U``), so numba
-    leaves out its wraparound of negative indices.  With ``score``, no cell is stored but the last
-    one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads`` (:func:`_argument_loads`)
-    are the cell's loads of its arguments, which the kernel makes and passes in: once a
-    strip those that do not depend on the column, the others a step ahead, so the cells
-    wait on no load and their branches can become selects.  Under the simulator (threads
-    not in lockstep) the warp exchanges go through shared memory with block barriers
-    instead of shuffles."""
+    leaves out its wraparound of negative indices.  With ``score``, no cell is stored but
+    the last one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads``
+    (:func:`_argument_loads`) are the cell's loads of its arguments, which the kernel
+    makes and passes in: once a strip those that do not depend on the column, the others
+    a step ahead, so the cells wait on no load and their branches can become selects.
+    Under the simulator (threads not in lockstep) the warp exchanges go through shared
+    memory with block barriers instead of shuffles."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -1041,7 +1040,6 @@ def _words(dtype: np.dtype) -> int:
     return 1 if dt.itemsize <= 4 else 2
 
 
-@functools.cache
 def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     """How a strip hands its last row to the strip below without fences: each value as
     ``W`` 64-bit words, 32 bits of the value in the low half of each and a tag in the high
@@ -1049,7 +1047,7 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     expects holds its bits (an aligned 8-byte store is seen whole or not at all), and a
     word left by an earlier strip in the same slot of a ring is told apart.  ``(W, ENC,
     DEC)``: ``ENC(x, tag)`` the words of a value, ``DEC(*words)`` the value; numba.cuda
-    device functions, or plain functions under the simulator; built once per cell type."""
+    device functions (built once per cell type), or plain functions under the simulator."""
     dt = np.dtype(dtype)
     W = _words(dt)
     DT, lo = dt.type, np.int64(0xFFFFFFFF)
@@ -1083,9 +1081,13 @@ def _boundary_words(dtype: np.dtype, sim: bool) -> tuple[int, Any, Any]:
     src = (f"def enc(x, tag):\n    v = {bits}\n    hi = int64(tag) << 32\n    return ({parts})\n"
            f"def dec({args}):\n" + ("    b = ((w1 & LO) << 32) | (w0 & LO)\n" if W == 2 else "")
            + f"    return {back}\n")
-    cuda = _cuda()
-    return (W, cuda.jit(device=True)(compile_source(src, "enc", ns)),
-            cuda.jit(device=True)(compile_source(src, "dec", ns)))
+
+    def build() -> tuple[Any, Any]:
+        cuda = _cuda()
+        return (cuda.jit(device=True)(compile_source(src, "enc", ns)),
+                cuda.jit(device=True)(compile_source(src, "dec", ns)))
+
+    return (W, *CACHE.get(_boundary_words, ("cuda", "boundary-words", dt), build))
 
 
 def _words_view(dM: Any) -> Any:

@@ -127,7 +127,8 @@ def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...
     >>> constant_offsets(f, 2)
     [(-1, 0), (0, -1)]
 
-    The offsets are found once per cell function (its source parsed), not on every call.
+    The offsets (or why they cannot be found) are found once per cell function
+    (:func:`_once`), not on every call.
     """
 
     def build() -> tuple[tuple[int, ...], ...]:
@@ -139,7 +140,7 @@ def constant_offsets(func: Callable[..., Any], ndim: int) -> list[tuple[int, ...
 
         return tuple(sorted(set(_reads(func, ndim, offsets))))
 
-    return list(CACHE.get(func, ("constant-offsets", ndim), build))
+    return list(_once(func, ("constant-offsets", ndim), build))
 
 
 def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:
@@ -158,10 +159,33 @@ def axis_offsets(func: Callable[..., Any], ndim: int, axis: int) -> list[int]:
     ...     return max(M[i - 1, j], M[i - 1, j - w[i]] + v[i])
     >>> axis_offsets(knapsack, 2, 0)
     [-1]
+
+    Found once per cell function, as :func:`constant_offsets`.
     """
-    x = [a.arg for a in _definition(func, ndim).args.args][1 + axis]
-    return sorted(set(_reads(func, ndim, lambda elts: _offset(elts[axis], x)
-                             if len(elts) == ndim else None)))
+
+    def build() -> tuple[int, ...]:
+        x = [a.arg for a in _definition(func, ndim).args.args][1 + axis]
+        return tuple(sorted(set(_reads(func, ndim, lambda elts: _offset(elts[axis], x)
+                                       if len(elts) == ndim else None))))
+
+    return list(_once(func, ("axis-offsets", ndim, axis), build))
+
+
+def _once(func: Callable[..., Any], key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    """What ``build`` (which reads ``func``'s source) returns, or the
+    ``SourceUnavailable`` it raises, found once per cell function (:data:`CACHE`): the
+    fills and the cost model ask again for every frame and on every call."""
+
+    def outcome() -> tuple[bool, Any]:
+        try:
+            return True, build()
+        except SourceUnavailable as exc:
+            return False, exc.args
+
+    ok, value = CACHE.get(func, key, outcome)
+    if not ok:
+        raise SourceUnavailable(*value)
+    return value
 
 
 _INDEX_OPS = (ast.Add, ast.Sub, ast.Mult)

@@ -3,11 +3,12 @@
 import inspect
 
 import numpy as np
+import pytest
 
-from runtime.cache import compile_source
 from runtime import source
-from runtime.source import (argument_loads, constant_offsets, function_namespace,
-                            rewrite_reads)
+from runtime.cache import compile_source
+from runtime.source import (SourceUnavailable, argument_loads, axis_offsets, constant_offsets,
+                            function_namespace, rewrite_reads)
 
 
 def _cell(M, i, j, X, A, k):
@@ -81,13 +82,23 @@ def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
     assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
 
 
-def test_constant_offsets_parse_the_source_once(monkeypatch):
-    # a fill asks for the offsets several times; the source is read and parsed the first
+def test_offsets_parse_the_source_once(monkeypatch):
+    # fills and the cost model ask for the offsets several times, and for every frame;
+    # the source is read and parsed the first time, and a failure is remembered too
     def f(M, i, j):
         return M[i - 1, j] + M[i, j - 1]
 
+    def knapsack(M, i, j, w):
+        return M[i - 1, j] + M[i - 1, j - w[i]]
+
     first = constant_offsets(f, 2)
+    rows = axis_offsets(knapsack, 2, 0)
+    with pytest.raises(SourceUnavailable, match=r"M\[i - 1, j - w\[i\]\].*not at a constant"):
+        constant_offsets(knapsack, 2)
     monkeypatch.setattr(source.inspect, "getsource", lambda fn: "")  # any re-parse fails
     assert constant_offsets(f, 2) == first == [(-1, 0), (0, -1)]
+    assert axis_offsets(knapsack, 2, 0) == rows == [-1]
+    with pytest.raises(SourceUnavailable, match=r"M\[i - 1, j - w\[i\]\].*not at a constant"):
+        constant_offsets(knapsack, 2)
     constant_offsets(f, 2).append((9, 9))  # callers get their own list
     assert constant_offsets(f, 2) == first
