@@ -448,31 +448,36 @@ def read(M, ck, a, b):
 """
 
 
-def _coherent_cell(rec: Recurrence) -> Any:
-    """The cell function as a device function ``cell(M, i, j, *args)`` whose reads of
-    ``M`` skip L1 (for kernels that read cells other blocks wrote in the same launch);
-    ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
-    integers or floats."""
+def _coherent_cell(rec: Recurrence, hoist: tuple[str, ...] = (), loads: int = 0) -> Any:
+    """The cell function as a device function ``cell(M, i, j, *args, *values)`` whose
+    reads of ``M`` skip L1 (for kernels that read cells other blocks wrote in the same
+    launch), its ``loads`` loads of the arrays ``hoist`` made by the caller and passed in
+    as ``values`` (:func:`_argument_loads`); ``SourceUnavailable`` when its source cannot
+    be rewritten or the cells are not integers or floats."""
     _loadable(rec.dtype)
 
     def build() -> Any:
         cuda = _cuda()
         inner = _rewritten_cell(rec, ("coherent-cell",), _COHERENT_READ,
-                                {**_coherent(cuda), "int64": np.int64}, cell_args=False)
+                                {**_coherent(cuda), "int64": np.int64}, cell_args=False,
+                                hoist=hoist)
         tail = arg_tail(len(rec.args))
+        vals = "".join(f", v{k}" for k in range(loads))
         return cuda.jit(device=True)(compile_source(
-            f"def cell(M, i, j{tail}):\n    return inner(M, i, j{tail}, 0)\n", "cell",
-            {"inner": inner}))
+            f"def cell(M, i, j{tail}{vals}):\n    return inner(M, i, j{tail}, 0{vals})\n",
+            "cell", {"inner": inner}))
 
-    return CACHE.get(rec.func, ("cuda", "coherent-wrapped"), build)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", *hoist), build)
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
-                    indent: str, bound: str | None = None) -> list[str]:
+                    indent: str, bound: str | None = None, values: Sequence[str] = ()
+                    ) -> list[str]:
     """Source lines computing ``unroll`` cells ``(i, j)``, the ``k``-th with ``var``
     advanced by ``k * stride``, every cell before any is stored (the cells are
     independent, so their reads overlap).  With ``bound``, ``var`` stops short of it: a
-    cell past it is computed at ``bound - 1`` instead and not stored.
+    cell past it is computed at ``bound - 1`` instead and not stored.  ``values`` are the
+    cell's last arguments, format strings over its indices' names (``{0}``, ``{1}``).
 
     Examples
     --------
@@ -492,7 +497,8 @@ def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: st
         clamped = f"min({shifted}, {bound} - 1)" if bound and k else shifted
         at = (lambda e: re.sub(rf"\b{var}\b", clamped, e)) if k else str
         lines += [f"{indent}i{k} = {at(i)}", f"{indent}j{k} = {at(j)}",
-                  f"{indent}x{k} = cell(M, i{k}, j{k}{tail})"]
+                  f"{indent}x{k} = cell(M, i{k}, j{k}{tail}"
+                  + "".join(f", {v.format(f'i{k}', f'j{k}')}" for v in values) + ")"]
         store = f"M[i{k}, j{k}] = x{k}"
         stores += ([f"{indent}if {shifted} < {bound}:", f"{indent}    {store}"] if bound and k
                    else [f"{indent}{store}"])
@@ -736,8 +742,8 @@ def bands(M, progress{args}):
     upto = {upto}
     S = cuda.shared.array(1, int32)
     ready = 0
-    for {a} in range({na}):
-        while ready < {a}:
+{first}    for {a} in range({na}):
+{step}        while ready < {a}:
             if r == 0:
                 S[0] = {na}
             cuda.syncthreads()
@@ -770,7 +776,9 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     ``B`` owns the ``c``-th of ``B`` equal slices of every step (a band of columns, for
     rows) and walks the steps in order, ``unroll`` cells a thread computed before any is
     stored, publishing after each step how many it has finished (a progress counter per
-    band, after a memory fence).
+    band, after a memory fence).  The cell's loads of its arguments that depend on the
+    step only (the knapsack's ``w[i - 1]``) are made by the kernel a step ahead
+    (:func:`_argument_loads`), so no cell's address waits on a load.
 
     Before step ``a`` a block needs every band its reads reach to have finished ``a``
     steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
@@ -793,19 +801,30 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
         raise ValueError(f"the band fill is for the row and column patterns, not {code}")
     # without a frame only the step axis's direction matters: the pattern's own walk
     rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
-    cell = _coherent_cell(rec)
+    arrays, loads = _argument_loads(rec)
+    cell = _coherent_cell(rec, arrays, len(loads))
     along = "u" if code in ("RUD", "RDU") else "v"
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
     tail = arg_tail(len(rec.args))
     n, m = rec.shape
     across = m if along == "u" else n
-    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", unroll, tail, " " * 12, "hi"))
+    across_key = "{1}" if along == "u" else "{0}"  # a load that names it is a cell's own
+    ahead = [k for k, t in enumerate(loads) if across_key not in t]
+
+    def at(k: int, step: str) -> str:  # load k at step ``step``
+        return loads[k].format(_flip(step, "n", rows), _flip(step, "m", cols))
+
+    values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
+    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", unroll, tail, " " * 12, "hi", values))
     src = _BANDS.format(
         args=tail, a=a, b=b, na="n" if a == "u" else "m", nb="m" if b == "v" else "n",
-        upto="c" if frame else "cuda.gridDim.x", U=unroll, cells=cells, nap=_nap())
-    kern = _kernel(rec, f"bands-{code}-{frame}-{unroll}", src, "bands", cell,
-                   int32=np.int32, **_coherent(_cuda()))
+        upto="c" if frame else "cuda.gridDim.x", U=unroll, cells=cells, nap=_nap(),
+        first="".join(f"    g{k} = {at(k, '0')}\n" for k in ahead),
+        step="".join(f"        h{k} = g{k}\n        g{k} = {at(k, f'{a} + 1')}\n"
+                     for k in ahead))
+    kern = _kernel(rec, f"bands-{code}-{frame}-{unroll}-{'.'.join(arrays)}", src, "bands",
+                   cell, int32=np.int32, **_coherent(_cuda()))
     sched = (np.zeros(multiprocessors() * 32, np.int32),)  # a counter per resident block
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:

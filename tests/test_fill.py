@@ -588,6 +588,63 @@ def test_band_fill_reads_on_both_sides_wait_on_every_band(code):
     _same(res.table, plan.reference)
 
 
+def _far_down(M, i, j, w, X):  # RUD: the row above, near and at a loaded offset
+    if i == 0 or j == 0:
+        return X[j]
+    wi = w[i - 1]
+    if wi > j:
+        return M[i - 1, j] + X[j]
+    return max(M[i - 1, j], M[i - 1, j - wi] + X[j] + w[i - 1])
+
+
+def _far_up(M, i, j, w, X):  # RDU: the row below
+    if i == M.shape[0] - 1 or j == 0:
+        return X[j]
+    wi = w[i + 1]
+    if wi > j:
+        return M[i + 1, j] + X[j]
+    return max(M[i + 1, j], M[i + 1, j - wi] + X[j] + w[i + 1])
+
+
+def _far_right(M, i, j, w, X):  # CLR: the column to the left
+    if j == 0 or i == 0:
+        return X[i]
+    wj = w[j - 1]
+    if wj > i:
+        return M[i, j - 1] + X[i]
+    return max(M[i, j - 1], M[i - wj, j - 1] + X[i] + w[j - 1])
+
+
+def _far_left(M, i, j, w, X):  # CRL: the column to the right
+    if j == M.shape[1] - 1 or i == 0:
+        return X[i]
+    wj = w[j + 1]
+    if wj > i:
+        return M[i, j + 1] + X[i]
+    return max(M[i, j + 1], M[i - wj, j + 1] + X[i] + w[j + 1])
+
+
+@pytest.mark.parametrize("code, cell", [("RUD", _far_down), ("RDU", _far_up),
+                                        ("CLR", _far_right), ("CRL", _far_left)])
+def test_band_fill_loads_a_steps_arguments_ahead(code, cell):
+    # the loads of w by the step's index are the kernel's, a step ahead (X's, by the
+    # cell's place along the step, stay the cell's): fresh weights, some past the table
+    from runtime import cuda
+
+    rng = np.random.default_rng()
+    shape = (7, 10) if code in ("RUD", "RDU") else (10, 7)
+    steps, across = (shape[0], shape[1]) if code in ("RUD", "RDU") else (shape[1], shape[0])
+    rec = recurrence(shape=shape, dtype=np.int64, args=(rng.integers(1, across + 2, steps),
+                                                        rng.integers(-5, 9, across)))(cell)
+    plan = make_plan(rec)
+    frames = [f for f in plan.patterns if f in DIAGONAL_FLIPS]
+    assert code in plan.patterns and frames
+    for frame, blocks, unroll in ((frames[0], 3, 2), (None, 2, 1)):
+        res = cuda.band_fill(rec, BY_CODE[code].index, frame, threads=2, blocks=blocks,
+                             unroll=unroll)
+        _same(res.table, plan.reference)
+
+
 def test_band_fill_is_for_rows_and_columns():
     from runtime import cuda
 
