@@ -52,7 +52,7 @@ from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceErr
 from patterns import (DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, last_cell,
                       step_line)
 from runtime.cache import CACHE, arg_tail, compile_source
-from runtime.source import (SourceUnavailable, argument_loads, constant_offsets,
+from runtime.source import (SourceUnavailable, _once, argument_loads, constant_offsets,
                             function_namespace, rewrite_reads)
 from runtime.cpu import _unravel
 
@@ -448,13 +448,14 @@ def read(M, ck, a, b):
 """
 
 
-def _coherent_cell(rec: Recurrence, hoist: tuple[str, ...] = (), loads: int = 0) -> Any:
+def _coherent_cell(rec: Recurrence, hoisted: bool = False) -> Any:
     """The cell function as a device function ``cell(M, i, j, *args, *values)`` whose
     reads of ``M`` skip L1 (for kernels that read cells other blocks wrote in the same
-    launch), its ``loads`` loads of the arrays ``hoist`` made by the caller and passed in
-    as ``values`` (:func:`_argument_loads`); ``SourceUnavailable`` when its source cannot
-    be rewritten or the cells are not integers or floats."""
+    launch); with ``hoisted``, its loads of its array arguments are the caller's, passed
+    in as ``values`` in the order of :func:`_argument_loads`.  ``SourceUnavailable`` when
+    its source cannot be rewritten or the cells are not integers or floats."""
     _loadable(rec.dtype)
+    hoist, loads = _argument_loads(rec) if hoisted else ((), [])
 
     def build() -> Any:
         cuda = _cuda()
@@ -462,7 +463,7 @@ def _coherent_cell(rec: Recurrence, hoist: tuple[str, ...] = (), loads: int = 0)
                                 {**_coherent(cuda), "int64": np.int64}, cell_args=False,
                                 hoist=hoist)
         tail = arg_tail(len(rec.args))
-        vals = "".join(f", v{k}" for k in range(loads))
+        vals = "".join(f", v{k}" for k in range(len(loads)))
         return cuda.jit(device=True)(compile_source(
             f"def cell(M, i, j{tail}{vals}):\n    return inner(M, i, j{tail}, 0{vals})\n",
             "cell", {"inner": inner}))
@@ -802,7 +803,7 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     # without a frame only the step axis's direction matters: the pattern's own walk
     rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
     arrays, loads = _argument_loads(rec)
-    cell = _coherent_cell(rec, arrays, len(loads))
+    cell = _coherent_cell(rec, hoisted=True)
     along = "u" if code in ("RUD", "RDU") else "v"
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
@@ -888,8 +889,9 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
     (:func:`runtime.source.argument_loads`; arrays of no elements left alone): the
     arrays' names, and each load as kernel source, a format string over the cell's
     indices (``{0}``, ``{1}``) naming the arguments as the kernels do (``a0, a1, ...``),
-    each index clamped into the array.  The loads are found once per cell function (its
-    source parsed), not on every fill."""
+    each index clamped into the array.  The loads, or why the source gives none, are
+    found once per cell function (its source parsed, :func:`runtime.source._once`), not
+    on every fill: the bands ask before anything else has read the source."""
     params = list(inspect.signature(rec.func).parameters)[1 + rec.ndim:]
     arrays = tuple(p for p, a in zip(params, rec.args) if isinstance(a, np.ndarray) and a.size > 0)
 
@@ -902,7 +904,7 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
             out.append(f"{a}[{', '.join(clamped)}]")
         return out
 
-    return arrays, CACHE.get(rec.func, ("argument-loads", rec.ndim, arrays), build)
+    return arrays, _once(rec.func, ("argument-loads", rec.ndim, arrays), build)
 
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,

@@ -632,8 +632,8 @@ def test_band_fill_loads_a_steps_arguments_ahead(code, cell):
     from runtime import cuda
 
     rng = np.random.default_rng()
-    shape = (7, 10) if code in ("RUD", "RDU") else (10, 7)
-    steps, across = (shape[0], shape[1]) if code in ("RUD", "RDU") else (shape[1], shape[0])
+    steps, across = 7, 10
+    shape = (steps, across) if code in ("RUD", "RDU") else (across, steps)
     rec = recurrence(shape=shape, dtype=np.int64, args=(rng.integers(1, across + 2, steps),
                                                         rng.integers(-5, 9, across)))(cell)
     plan = make_plan(rec)
