@@ -7,8 +7,9 @@ device).
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]
 [--strips 8x1,8x2,8x4,4x4] [--no-tiles] [--calls]`` (``--strips``: the strips' ``R x C``
-blocks; ``--calls``: a second line a case, the medians of the whole calls: the host's work,
-the args in, the table allocated, the fill).
+blocks, ``RxCxK`` with ``K`` store warps instead of the default
+``runtime.cuda.strip_store_warps``, ``x0`` for none; ``--calls``: a second line a case, the
+medians of the whole calls: the host's work, the args in, the table allocated, the fill).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ def main() -> None:
     ap.add_argument("--no-tiles", action="store_true", help="time the strips alone")
     ap.add_argument("--calls", action="store_true", help="also time the whole calls")
     a = ap.parse_args()
-    blocks = [tuple(map(int, b.split("x"))) for b in a.strips.split(",")]
+    blocks = a.strips.split(",")
     cols = ([] if a.no_tiles else ["launches T64", "tiles T64", "tiles T128"]) + [
-        f"strips {r}x{c}" for r, c in blocks]
+        f"strips {b}" for b in blocks]
     print(f"{'case':>15} {'size':>6} " + " ".join(f"{c:>12}" for c in cols) + "   (ms; GCUPS of the best)",
           flush=True)
     for size in (int(s) for s in a.sizes.split(",")):
@@ -54,8 +55,10 @@ def main() -> None:
                 "launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
                 "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
                 "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
-            for r, c in blocks:
-                runs[f"strips {r}x{c}"] = lambda cb, r=r, c=c: cuda.strip_fill(rec, p.index, r, cb, c)
+            for b in blocks:
+                r, c, *k = map(int, b.split("x"))
+                runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k: cuda.strip_fill(
+                    rec, p.index, r, cb, c, store_warps=k[0] if k else None)
             med, call = {}, {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)

@@ -33,7 +33,8 @@ where the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
 (:func:`runtime.cuda.strip_block`), ``R_p x C_p`` the probe's (4x2), whose step is
 measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
-blocks 1.7-2.1 of it (LCS, DTW at 32768), about the square root of the cells' ratio.
+blocks 1.7-2.1 of it (LCS, DTW at 32768, before the strips had store warps), about the
+square root of the cells' ratio.
 
 Assumptions: the cells cost about what the probes' cost (light: a few loads and
 arithmetic, one of them data-dependent in the rows probe), so the model compares the
@@ -67,7 +68,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 7
+VERSION = 8
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 

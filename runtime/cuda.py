@@ -61,7 +61,8 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "strip_block", "score_block", "THREADS", "BAND_THREADS"]
+           "free_memory", "strip_block", "strip_store_warps", "score_block", "THREADS",
+           "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -909,7 +910,7 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
                   pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
-                  loads: Sequence[str] = ()) -> str:
+                  loads: Sequence[str] = (), K: int = 0) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
@@ -921,8 +922,13 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     (:func:`_argument_loads`) are the cell's loads of its arguments, which the kernel
     makes and passes in: once a strip those that do not depend on the column, the others
     a step ahead, so the cells wait on no load and their branches can become selects.
-    Under the simulator (threads not in lockstep) the warp exchanges go through shared
-    memory with block barriers instead of shuffles."""
+    With ``K`` store warps (:func:`strip_store_warps`) the compute warp (the block's first)
+    writes its cells into a ring of ``2 STRIP_BATCH`` steps in shared memory instead of
+    the table, and a block barrier every batch lets the store warps store the batch before
+    from ``MF`` (the table as one row of cells), ``P`` runs of ``C STRIP_BATCH`` cells of a
+    row at a time.  Under the simulator (threads not in lockstep) the warp exchanges go
+    through shared memory with block barriers instead of shuffles, which the store warps
+    meet too."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -932,6 +938,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     sync = "cuda.syncthreads()" if sim else "cuda.syncwarp(FULL)"
     nap = _nap()
     L: list[str] = []
+    shift = 0  # with store warps, the compute warp's step sits one level deeper
+    LS = R * C + 1  # ring words a lane a step: odd, so the lanes' writes miss each other's banks
+    SS = 32 * LS + 1  # ring words a step
     uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
     ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_c
              for r in (range(R) if by_r else [0]) for c in range(C)]
@@ -944,13 +953,32 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         return loads[k].format(I(f"ub + {r}"), J(f"{q} * {C} + {c}"))
 
     def put(depth: int, *lines: str) -> None:
-        L.extend("    " * depth + x for x in lines)
+        L.extend("    " * (depth + shift) + x for x in lines)
 
     def fetch(depth: int, first: str) -> None:  # issue the loads of a batch's words
         for t in range(nb):
             put(depth, f"f = lane + {32 * t}", f"col = {first} + (f >> {W - 1})",
                 f"if f < {words} and col < m:",
                 f"    p{t} = LOAD(BND, (above + col) * {W} + (f & {W - 1}))")
+
+    CB = C * B  # a run: a lane's cells of one row in a batch
+    P = 32 * K // CB  # runs the store warps store at once
+    Q = P // R if K else 0  # lanes of the compute warp those runs step over
+
+    def stores(depth: int) -> None:  # the batch before, P runs at a time, loads before stores
+        put(depth, f"sst = s - {B} + sb", f"col = sst * {C} + sc - gr * {C}",
+            f"sidx = (sst & {2 * B - 1}) * {SS} + sc + gr * {LS} + rr * {C}",
+            f"ix = {I('u0 + pr')} * m + {J('col')}")
+        di = -P if rows else P  # the flat index's step from one of a lane's runs to the next
+        dj = Q * C if cols else -Q * C
+        n_it = 32 * R // P
+        for lo in range(0, n_it, 8):
+            its = range(lo, min(n_it, lo + 8))
+            put(depth, *[f"y{it} = RG[sidx + {it * Q * LS}]" for it in its])
+            for it in its:
+                put(depth, f"if col >= {it * Q * C} and col - {it * Q * C} < m and "
+                    f"u0 + pr + {it * P} < n:",
+                    f"    MF[U(ix + {it * di} * m + {it * dj})] = y{it}")
 
     def block(depth: int, guard: bool) -> None:
         for r in range(R):
@@ -968,6 +996,10 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                              else [call]))
         if score:  # no cell stored
             return
+        if K:  # into the ring, every cell: the store warps skip those outside the table
+            put(depth, *[f"RG[rs + lane * {LS} + {r * C + c}] = x{r}_{c}"
+                         for r in range(R) for c in range(C)])
+            return
         for r in range(R):  # stores after every cell, so the cells' loads overlap
             for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
                 c = group[0]
@@ -980,16 +1012,23 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                 put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + store] if guard
                              else [store]))
 
-    put(0, f"def strips(M, {'MP, ' if pairs else ''}BND, ticket, nstrips, nslots"
-        f"{', OUT' if score else ''}{args}):", "    n = M.shape[0]",
+    put(0, f"def strips(M, {'MP, ' if pairs else ''}{'MF, ' if K else ''}BND, ticket, "
+        f"nstrips, nslots{', OUT' if score else ''}{args}):", "    n = M.shape[0]",
         "    m = M.shape[1]", "    lane = cuda.threadIdx.x", f"    nq = (m + {C - 1}) // {C}",
         f"    BD = cuda.shared.array({2 * words}, int64)")
     if sim:
-        put(1, f"XV = cuda.shared.array({32 * C}, DT)", "XK = cuda.shared.array(1, int64)")
+        put(1, f"XV = cuda.shared.array({32 * C}, DT)")
+    if sim or K:
+        put(1, "XK = cuda.shared.array(1, int64)")
+    if K:  # a store lane's place in a batch: its step, column, first run
+        put(1, f"RG = cuda.shared.array({2 * B * SS}, DT)", "el = lane - 32",
+            f"sb = (el % {CB}) // {C}", f"sc = el % {C}", f"pr = el // {CB}",
+            f"gr = pr // {R}", f"rr = pr % {R}")
     put(1, "while True:", "    k = 0", "    if lane == 0:",
         "        k = cuda.atomic.add(ticket, 0, 1)")
-    if sim:
-        put(2, "if lane == 0:", "    XK[0] = k", sync, "k = XK[0]", sync)
+    if sim or K:
+        put(2, "if lane == 0:", "    XK[0] = k", "cuda.syncthreads()", "k = XK[0]",
+            "cuda.syncthreads()")
     else:
         put(2, "k = cuda.shfl_sync(FULL, k, 0)")
     put(2, "if k >= nstrips:", "    return", f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
@@ -1001,9 +1040,18 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(2, *[f"h{k}_{r} = {load(k, r, 0, '0')}" for k, (by_r, by_c) in enumerate(uses)
              if not by_c for r in range(R if by_r else 1)],
         *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead])
-    put(2, "if k > 0:")
+    put(2, "if k > 0 and lane < 32:")
     fetch(3, "0")
-    put(2, "for s in range(nq + 31):", f"    if k > 0 and (s & {B - 1}) == 0:")
+    if K:  # a barrier every batch; after it the store warps store the batch before
+        put(2, f"for s in range(((nq + {30 + B}) // {B} + 1) * {B}):",
+            f"    if (s & {B - 1}) == 0:", "        cuda.syncthreads()",
+            "        if lane >= 32 and s > 0:")
+        stores(5)
+        put(3, "if lane < 32 and s < nq + 31:")
+        shift = 1
+    else:
+        put(2, "for s in range(nq + 31):")
+    put(2, f"    if k > 0 and (s & {B - 1}) == 0:")
     for t in range(nb):  # the batch fetched last time: wait for unwritten words, stash
         put(4, f"f = lane + {32 * t}", f"col = s * {C} + (f >> {W - 1})",
             f"if f < {words} and col < m:",
@@ -1024,6 +1072,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(3, "if lane == 0 and k > 0:",
         *[f"    t{c} = DEC({', '.join(f'BD[U({slot} + {c * W + w})]' for w in range(W))})"
           for c in range(C)])
+    if K:
+        put(3, f"rs = (s & {2 * B - 1}) * {SS}")
     put(3, "if q >= 0 and q < nq:", f"    v0 = q * {C}", f"    if full and v0 + {C} <= m:")
     block(5, False)
     put(4, "else:")
@@ -1033,6 +1083,10 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     for c in range(C):
         put(5, f"if v0 + {c} < m:", f"    e = ENC(b{c}, k + 1)",
             *[f"    BND[U((below + v0 + {c}) * {W} + {w})] = e[{w}]" for w in range(W)])
+    shift = 0
+    if K and sim:  # the store warps meet the compute warp's barriers
+        put(3, "elif s < nq + 31:", f"    if k > 0 and (s & {B - 1}) == 0:",
+            f"        {sync}", f"    {sync}", f"    {sync}")
     if score:  # the last cell, held by a lane of the last strip after its last block
         put(2, "if last:")
         for r in range(R):
@@ -1123,30 +1177,63 @@ def _words_view(dM: Any) -> Any:
 
 def strip_block(dtype: np.dtype) -> tuple[int, int]:
     """Rows and columns of a lane's block in the register strips by default: ``8x4`` for
-    4-byte floats, ``4x2`` for other cells of 4 bytes (stored two to a word), else ``4x1``.
+    4-byte floats, else ``4x2``.
 
-    On the H200 (docs/benchmarks.md, session 10; medians of 5, each fill checked against
-    the reference) DTW (float32) took 8x4 blocks 9-16% faster than 4x2 at every size from
-    4096 to 32768 (13.10 against 15.15 ms at 32768, 81.9 GCUPS), while LCS and
-    Smith-Waterman (int32) were 4-50% slower at 8x4 than at 4x2; on 8-byte cells ``4x1``
-    was 13% faster than 4x2 for binomial 16385 and edit distance within 3% either way
-    (session 9).
+    On the H200 (docs/benchmarks.md, session 13; 32768², each fill checked against the
+    reference), with the store warps of :func:`strip_store_warps`: DTW (float32) 11.04 ms
+    at 8x4 against 13.39 at 4x2; Smith-Waterman (int32) 20.43 ms at 4x2 against 25.27 at
+    8x4, LCS (int32) 16.21 against 14.86; edit distance (int64) 19.06 at 4x2 against
+    21.41 at 4x1.
 
     Examples
     --------
     >>> strip_block(np.dtype(np.float32)), strip_block(np.dtype(np.int32))
     ((8, 4), (4, 2))
     >>> strip_block(np.dtype(np.int64))
-    (4, 1)
+    (4, 2)
     """
     dt = np.dtype(dtype)
-    if dt.itemsize != 4:
-        return STRIP_ROWS, 1
-    return (8, 4) if dt.kind == "f" else (STRIP_ROWS, 2)
+    return (8, 4) if dt.kind == "f" and dt.itemsize == 4 else (STRIP_ROWS, 2)
+
+
+def strip_store_warps(R: int, C: int) -> int:
+    """Store warps a strip of ``R x C`` blocks takes by default (:func:`strip_fill`): a
+    lane of theirs stores at most ``R C STRIP_BATCH / 32`` cells of a batch, with 2 to 4
+    warps (8 made a block of 8x4 int64 cells ask for more registers than a multiprocessor
+    has); 0 (the compute warp stores its own cells) when their runs of ``C STRIP_BATCH``
+    cells would not cover the strip's ``32 R`` rows evenly (:func:`_store_runs_fit`).
+
+    On the H200 (session 13, 32768²): 4x2 blocks with 1, 2 and 4 store warps, LCS 16.39,
+    15.96 and 16.15 ms (18.95 without); 8x4 blocks with 2, 4 and 8, DTW 16.06, 11.04 and
+    11.18 (12.05 without).
+
+    Examples
+    --------
+    >>> strip_store_warps(4, 2), strip_store_warps(8, 4), strip_store_warps(3, 2)
+    (2, 4, 0)
+    """
+    K = min(4, max(2, R * C * STRIP_BATCH // 32))
+    return K if _store_runs_fit(R, C, K) else 0
+
+
+def _store_runs_fit(R: int, C: int, K: int) -> bool:
+    """Whether ``K`` store warps' lanes cover a batch of a strip of ``R x C`` blocks in
+    whole runs (``C STRIP_BATCH`` cells of a row), each lane keeping its column and lane
+    offset from one run to the next (so its addresses step by constants).
+
+    Examples
+    --------
+    >>> _store_runs_fit(4, 2, 2), _store_runs_fit(4, 2, 3), _store_runs_fit(6, 2, 2)
+    (True, False, False)
+    """
+    run = C * STRIP_BATCH
+    P = 32 * K // run
+    return K > 0 and 32 * K % run == 0 and P % R == 0 and 32 * R % P == 0
 
 
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
-               copy_back: bool = True, cols_per_step: int | None = None) -> DeviceFill:
+               copy_back: bool = True, cols_per_step: int | None = None,
+               store_warps: int | None = None) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -1160,7 +1247,11 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     last column, or the lane above's last row by warp shuffles, never from memory.  Cells
     of 4 bytes in blocks of even ``R`` and ``C`` are stored two to an aligned 8-byte word
     where they sit side by side (:func:`_pair_stores`): half the store instructions, each
-    lane's stores scattered over rows.
+    lane's stores scattered over rows.  Unless ``store_warps`` is 0, the block's other
+    ``store_warps`` warps (by default :func:`strip_store_warps`) store the cells instead:
+    the compute warp writes them into a ring in shared memory, and every batch of
+    ``STRIP_BATCH`` steps, after a block barrier, the store warps store the batch before,
+    each store instruction a few rows' runs of ``C STRIP_BATCH`` cells.
 
     The table itself is never read back during the fill.  A strip hands its last row to
     the strip below through a ring of ``STRIP_SLOTS`` rows of self-validating words
@@ -1169,19 +1260,25 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     memory fence, flag or progress counter sits between strips.  Deadlock-free: a strip
     waits only on the strip above, whose ticket came first.
 
-    ``ValueError`` when the reads are not those three (``SourceUnavailable`` when they are
-    not at constant offsets, or the cells are not numbers of at most 8 bytes).
+    ``ValueError`` when the reads are not those three, or the store warps' runs do not
+    cover the strip evenly (:func:`_store_runs_fit`); ``SourceUnavailable`` when the reads
+    are not at constant offsets, or the cells are not numbers of at most 8 bytes.
     """
     R, C = strip_block(rec.dtype)
     R, C = rows_per_lane or R, cols_per_step or C
-    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False)
+    K = strip_store_warps(R, C) if store_warps is None else store_warps
+    if K and not _store_runs_fit(R, C, K):
+        raise ValueError(f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs")
+    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        table = (dM, _words_view(dM)) if packed else (dM,)
-        return [(_strip_grid(cuda, head[0]), 32, (*table, *dsched, *head, *dargs))]
+        table = ((dM, _words_view(dM)) if packed else (dM, dM.reshape(dM.size)) if K
+                 else (dM,))
+        return [(_strip_grid(cuda, head[0]), 32 * (1 + K), (*table, *dsched, *head, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched,
-                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane)")
+                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane"
+                      + (f", {K} store warps)" if K else ")"))
 
 
 def _strip_grid(cuda: Any, nstrips: int) -> int:
@@ -1190,10 +1287,10 @@ def _strip_grid(cuda: Any, nstrips: int) -> int:
     return min(nstrips, _sms(cuda) * 16)
 
 
-def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool
-                  ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
-    """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`),
-    whether it stores cells in pairs, its schedule arrays (the boundary ring of
+def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool,
+                  K: int = 0) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
+    """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`;
+    ``K`` store warps), whether it stores cells in pairs, its schedule arrays (the boundary ring of
     ``STRIP_SLOTS`` strips' last rows; the ticket) and its
     ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
@@ -1210,12 +1307,13 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     arrays, loads = _argument_loads(rec)
     cell = _rewritten_cell(rec, ("reg-cell", code), read, {}, hoist=arrays)
     n, m = rec.shape
-    packed = np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
+    packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
+              and not K)
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}-{'.'.join(arrays)}"
+    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}-{K}-{'.'.join(arrays)}"
             + (f"-pairs{n % 2}{m % 2}" if packed else ""))
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
-                                                   pairs, score, loads), "strips", cell,
+                                                   pairs, score, loads, K), "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
                    int64=np.int64, U=np.uint64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
                    SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from runtime import costmodel
-from runtime.costmodel import SIMULATED, Calibration, choose, predict, probe
+from runtime.costmodel import SIMULATED, Calibration, choose, predict, probe, strip_steps
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
@@ -66,8 +66,8 @@ def test_short_wide_tables_leave_strips():
 
 
 def test_a_strip_step_weighs_its_blocks_cells():
-    # float32 cells take 8x4 blocks, int32 the probe's 4x2: half the steps, each costing
-    # sqrt(32 / 8) = 2 probe steps
+    # float32 cells take 8x4 blocks, int32 and int64 the probe's 4x2: half the steps, each
+    # costing sqrt(32 / 8) = 2 probe steps; a 4x1 block's step sqrt(1 / 2) of one
     from runtime.cuda import STRIP_BATCH
 
     n = m = 32768
@@ -80,7 +80,8 @@ def test_a_strip_step_weighs_its_blocks_cells():
 
     assert strips("int32") == pytest.approx(CAL.strip_step_s * steps(4, 2))
     assert strips("float32") == pytest.approx(CAL.strip_step_s * 2 * steps(8, 4))
-    assert strips("int64") == pytest.approx(CAL.strip_step_s * 0.5 ** 0.5 * steps(4, 1))
+    assert strips("int64") == pytest.approx(CAL.strip_step_s * steps(4, 2))
+    assert strip_steps(n, m, (4, 1)) == pytest.approx(0.5 ** 0.5 * steps(4, 1))
 
 
 def test_rows_no_diagonal_fits_pick_the_grid_with_the_least_barrier_and_rounds():

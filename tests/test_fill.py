@@ -340,7 +340,8 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     rec = load(write_rec(neighbour_reads(code, shape, far=False)))
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
-    assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane)"
+    K = cuda.strip_store_warps(R, C)
+    assert K == 2 and res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane, 2 store warps)"
 
 
 @pytest.mark.parametrize("code, shape, R, C, dtype", [
@@ -426,15 +427,16 @@ def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
         _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
 
 
-@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4"), ("int32", "128 rows (4x2"),
-                                          ("int64", "128 rows (4x1")])
+@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4 cells a lane, 4"),
+                                          ("int32", "128 rows (4x2 cells a lane, 2"),
+                                          ("int64", "128 rows (4x2 cells a lane, 2")])
 def test_strips_take_their_block_by_cell_type(dtype, block, write_rec):
-    # 4-byte floats 8x4, other 4-byte cells 4x2 (stored in pairs), the rest 4x1
+    # 4-byte floats 8x4 blocks, other cells 4x2, and as many store warps as fit
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads("NOSE", (37, 11), far=False, dtype=dtype)))
     res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
-    assert res.kernel == f"register strips of {block} cells a lane)"
+    assert res.kernel == f"register strips of {block} store warps)"
     _same(res.table, make_plan(rec).reference)
 
 
@@ -467,14 +469,35 @@ def test_strips_hand_rows_down_through_a_ring_of_two_slots(code, dtype, write_re
     ("SONE", (69, 10), "int32", 4), ("NESO", (70, 11), "float32", 2),
     ("NOSE", (2, 41), "uint32", 4)])
 def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec):
-    # blocks of even R and C store two 4-byte cells an 8-byte word: every flip of rows
-    # and columns, odd and even table sizes (which shift the pairs), full and partial
-    # blocks; the table matches the reference cell for cell
+    # without store warps, blocks of even R and C store two 4-byte cells an 8-byte word:
+    # every flip of rows and columns, odd and even table sizes (which shift the pairs),
+    # full and partial blocks; the table matches the reference cell for cell
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE[code].index, 2, cols_per_step=C)
+    res = cuda.strip_fill(rec, BY_CODE[code].index, 2, cols_per_step=C, store_warps=0)
+    assert res.kernel == f"register strips of 64 rows (2x{C} cells a lane)"
     _same(res.table, make_plan(rec).reference)
+
+
+@pytest.mark.parametrize("code, shape, R, C, K, dtype", [
+    ("SENO", (70, 9), 2, 2, 1, "int32"), ("SONE", (37, 35), 1, 4, 2, "int64"),
+    ("NESO", (70, 70), 4, 2, 1, "float32"), ("NOSE", (1, 40), 2, 4, 4, "int32"),
+    ("NOSE", (40, 1), 1, 2, 1, "int64"), ("SENO", (101, 3), 1, 1, 2, "float64"),
+    ("SONE", (33, 66), 3, 2, 0, "int32")])
+def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, write_rec):
+    # K warps beside the compute warp store its cells from a ring in shared memory: every
+    # flip, tables thinner than a block, several strips, runs cut by the table's edges;
+    # K = 0 (3 rows a lane, whose runs would not cover a strip evenly) stores as before
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C, store_warps=K)
+    _same(res.table, make_plan(rec).reference)
+    assert res.kernel.endswith(f", {K} store warps)" if K else " cells a lane)")
+    assert cuda.strip_store_warps(R, C) == (0 if R == 3 else 2)
+    with pytest.raises(ValueError, match="store warps do not cover"):
+        cuda.strip_fill(rec, BY_CODE[code].index, 4, cols_per_step=2, store_warps=3)
 
 
 def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
@@ -482,7 +505,7 @@ def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
 
     rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
     res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
-    assert res.kernel == "register strips of 128 rows (4x1 cells a lane)"
+    assert res.kernel == "register strips of 128 rows (4x2 cells a lane, 2 store warps)"
     _same(res.table, make_plan(rec).reference)
 
 

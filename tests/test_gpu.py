@@ -101,8 +101,10 @@ def test_alignment_cases_at_4100():
     for name, make in CASES.items():
         rec = make(4100)
         plan = make_plan(rec)
-        for R, C in ((8, 1), (4, 2), (2, 4), (1, 8), (16, 1)):
-            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C).table,
+        for R, C, K in ((8, 1, None), (4, 2, None), (2, 4, None), (1, 8, None), (16, 1, None),
+                        (8, 4, None), (4, 2, 4), (4, 2, 0), (8, 4, 0)):  # None: default store warps
+            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C,
+                                                       store_warps=K).table,
                                        plan.reference, rtol=1e-6)
         np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
         assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
