@@ -31,7 +31,8 @@ are resident)::
 
 where the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
-(:func:`runtime.cuda.strip_block`), ``R_p x C_p`` the probe's (4x2), whose step is
+(:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch`),
+``R_p x C_p`` the probe's (4x2), whose step is
 measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
 blocks 1.7-2.1 of it (LCS, DTW at 32768, before the strips had store warps), about the
 square root of the cells' ratio.
@@ -225,10 +226,10 @@ def strip_steps(n: int, m: int, block: tuple[int, int]) -> float:
     >>> strip_steps(4096, 8192, (4, 2))  # the probe's own block: plain steps
     6368.0
     """
-    from runtime.cuda import STRIP_BATCH, strip_block
+    from runtime.cuda import strip_batch, strip_block
 
     (R, C), (pr, pc) = block, strip_block(PROBE_DTYPE)
-    steps = m / C + n / R + math.ceil(n / (32 * R)) * (2 * STRIP_BATCH + 31)
+    steps = m / C + n / R + math.ceil(n / (32 * R)) * (2 * strip_batch(R, C) + 31)
     return steps * math.sqrt(R * C / (pr * pc))
 
 

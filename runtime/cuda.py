@@ -61,8 +61,8 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "strip_block", "strip_store_warps", "score_block", "THREADS",
-           "BAND_THREADS"]
+           "free_memory", "strip_block", "strip_store_warps", "strip_batch", "score_block",
+           "THREADS", "BAND_THREADS"]
 
 THREADS = 256
 #: Threads a block of a band fill (:func:`band_fill`): 512 was best or within 5% of the
@@ -910,7 +910,7 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
                   pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
-                  loads: Sequence[str] = (), K: int = 0) -> str:
+                  loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
@@ -923,16 +923,15 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     makes and passes in: once a strip those that do not depend on the column, the others
     a step ahead, so the cells wait on no load and their branches can become selects.
     With ``K`` store warps (:func:`strip_store_warps`) the compute warp (the block's first)
-    writes its cells into a ring of ``2 STRIP_BATCH`` steps in shared memory instead of
-    the table, and a block barrier every batch lets the store warps store the batch before
-    from ``MF`` (the table as one row of cells), ``P`` runs of ``C STRIP_BATCH`` cells of a
-    row at a time.  Under the simulator (threads not in lockstep) the warp exchanges go
+    writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
+    and a block barrier every batch of ``B`` steps lets the store warps store the batch
+    before from ``MF`` (the table as one row of cells), ``P`` runs of ``C B`` cells of a
+    row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under the simulator (threads not in lockstep) the warp exchanges go
     through shared memory with block barriers instead of shuffles, which the store warps
     meet too."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
-    B = STRIP_BATCH
     words = B * C * W  # words of one batch of the row above
     nb = math.ceil(words / 32)
     sync = "cuda.syncthreads()" if sim else "cuda.syncwarp(FULL)"
@@ -1198,35 +1197,55 @@ def strip_block(dtype: np.dtype) -> tuple[int, int]:
 
 def strip_store_warps(R: int, C: int) -> int:
     """Store warps a strip of ``R x C`` blocks takes by default (:func:`strip_fill`): a
-    lane of theirs stores at most ``R C STRIP_BATCH / 32`` cells of a batch, with 2 to 4
-    warps (8 made a block of 8x4 int64 cells ask for more registers than a multiprocessor
-    has); 0 (the compute warp stores its own cells) when their runs of ``C STRIP_BATCH``
-    cells would not cover the strip's ``32 R`` rows evenly (:func:`_store_runs_fit`).
+    lane of theirs stores at most ``R C B / 32`` cells of a batch (``B``:
+    :func:`strip_batch`), with 2 to 4 warps (8 made a block of 8x4 int64 cells ask for more
+    registers than a multiprocessor has); 0 (the compute warp stores its own cells) when
+    their runs of ``C B`` cells would not cover the strip's ``32 R`` rows evenly
+    (:func:`_store_runs_fit`).
 
-    On the H200 (session 13, 32768²): 4x2 blocks with 1, 2 and 4 store warps, LCS 16.39,
-    15.96 and 16.15 ms (18.95 without); 8x4 blocks with 2, 4 and 8, DTW 16.06, 11.04 and
-    11.18 (12.05 without).
+    On the H200 (session 13, 32768², medians of 5): LCS 4x2 with 2 and 4 store warps 16.27
+    and 16.42 ms (19.21 without); DTW 8x4 in batches of 2 with 2 and 4, 10.16 and 10.96
+    (12.26 without, in batches of 4).
 
     Examples
     --------
     >>> strip_store_warps(4, 2), strip_store_warps(8, 4), strip_store_warps(3, 2)
-    (2, 4, 0)
+    (2, 2, 0)
     """
-    K = min(4, max(2, R * C * STRIP_BATCH // 32))
-    return K if _store_runs_fit(R, C, K) else 0
+    B = strip_batch(R, C)
+    K = min(4, max(2, R * C * B // 32))
+    return K if _store_runs_fit(R, C, K, B) else 0
 
 
-def _store_runs_fit(R: int, C: int, K: int) -> bool:
-    """Whether ``K`` store warps' lanes cover a batch of a strip of ``R x C`` blocks in
-    whole runs (``C STRIP_BATCH`` cells of a row), each lane keeping its column and lane
-    offset from one run to the next (so its addresses step by constants).
+def strip_batch(R: int, C: int) -> int:
+    """Steps a whole-table strip of ``R x C`` blocks takes as a batch (:func:`strip_fill`):
+    the blocks of the row above fetched at a time, and the steps between the store warps'
+    barriers; 2 for blocks of 32 cells or more, else ``STRIP_BATCH``.
+
+    On the H200 (session 13, 32768², default store warps, medians of 5): in batches of 2
+    against 4, DTW 8x4 10.14 against 10.91 ms, LCS 8x4 14.50 against 14.87, but LCS 4x2
+    17.22 against 16.31, edit distance 4x2 20.31 against 19.07, Smith-Waterman 4x2 21.17
+    against 20.40.
 
     Examples
     --------
-    >>> _store_runs_fit(4, 2, 2), _store_runs_fit(4, 2, 3), _store_runs_fit(6, 2, 2)
+    >>> strip_batch(8, 4), strip_batch(4, 2)
+    (2, 4)
+    """
+    return 2 if R * C >= 32 else STRIP_BATCH
+
+
+def _store_runs_fit(R: int, C: int, K: int, B: int) -> bool:
+    """Whether ``K`` store warps' lanes cover a batch of ``B`` steps of a strip of ``R x
+    C`` blocks in whole runs (``C B`` cells of a row), each lane keeping its column and
+    lane offset from one run to the next (so its addresses step by constants).
+
+    Examples
+    --------
+    >>> _store_runs_fit(4, 2, 2, 4), _store_runs_fit(4, 2, 3, 4), _store_runs_fit(6, 2, 2, 4)
     (True, False, False)
     """
-    run = C * STRIP_BATCH
+    run = C * B
     P = 32 * K // run
     return K > 0 and 32 * K % run == 0 and P % R == 0 and 32 * R % P == 0
 
@@ -1249,14 +1268,14 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     where they sit side by side (:func:`_pair_stores`): half the store instructions, each
     lane's stores scattered over rows.  Unless ``store_warps`` is 0, the block's other
     ``store_warps`` warps (by default :func:`strip_store_warps`) store the cells instead:
-    the compute warp writes them into a ring in shared memory, and every batch of
-    ``STRIP_BATCH`` steps, after a block barrier, the store warps store the batch before,
-    each store instruction a few rows' runs of ``C STRIP_BATCH`` cells.
+    the compute warp writes them into a ring in shared memory, and every batch of ``B``
+    steps (:func:`strip_batch`), after a block barrier, the store warps store the batch
+    before, each store instruction a few rows' runs of ``C B`` cells.
 
     The table itself is never read back during the fill.  A strip hands its last row to
     the strip below through a ring of ``STRIP_SLOTS`` rows of self-validating words
     (:func:`_boundary_words`, as in :func:`strip_score_fill`): the strip below fetches
-    them ``STRIP_BATCH`` blocks ahead and waits only on a word not yet written, so no
+    them a batch of blocks ahead and waits only on a word not yet written, so no
     memory fence, flag or progress counter sits between strips.  Deadlock-free: a strip
     waits only on the strip above, whose ticket came first.
 
@@ -1266,10 +1285,11 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     """
     R, C = strip_block(rec.dtype)
     R, C = rows_per_lane or R, cols_per_step or C
+    B = strip_batch(R, C)
     K = strip_store_warps(R, C) if store_warps is None else store_warps
-    if K and not _store_runs_fit(R, C, K):
+    if K and not _store_runs_fit(R, C, K, B):
         raise ValueError(f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs")
-    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K)
+    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K, B)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table = ((dM, _words_view(dM)) if packed else (dM, dM.reshape(dM.size)) if K
@@ -1288,10 +1308,11 @@ def _strip_grid(cuda: Any, nstrips: int) -> int:
 
 
 def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool,
-                  K: int = 0) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
+                  K: int = 0, B: int = STRIP_BATCH
+                  ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`;
-    ``K`` store warps), whether it stores cells in pairs, its schedule arrays (the boundary ring of
-    ``STRIP_SLOTS`` strips' last rows; the ticket) and its
+    ``K`` store warps, batches of ``B`` steps), whether it stores cells in pairs, its
+    schedule arrays (the boundary ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its
     ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
@@ -1310,10 +1331,10 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    kind = (f"strips-{code}-{R}-{C}-{STRIP_BATCH}-{sim}-{score}-{K}-{'.'.join(arrays)}"
+    kind = (f"strips-{code}-{R}-{C}-{B}-{sim}-{score}-{K}-{'.'.join(arrays)}"
             + (f"-pairs{n % 2}{m % 2}" if packed else ""))
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
-                                                   pairs, score, loads, K), "strips", cell,
+                                                   pairs, score, loads, K, B), "strips", cell,
                    DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
                    int64=np.int64, U=np.uint64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
                    SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))

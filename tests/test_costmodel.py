@@ -68,7 +68,7 @@ def test_short_wide_tables_leave_strips():
 def test_a_strip_step_weighs_its_blocks_cells():
     # float32 cells take 8x4 blocks, int32 and int64 the probe's 4x2: half the steps, each
     # costing sqrt(32 / 8) = 2 probe steps; a 4x1 block's step sqrt(1 / 2) of one
-    from runtime.cuda import STRIP_BATCH
+    from runtime.cuda import strip_batch
 
     n = m = 32768
 
@@ -76,7 +76,7 @@ def test_a_strip_step_weighs_its_blocks_cells():
         return predict(CAL, "NOSE", (n, m), n + m - 1, "NOSE", "NOSE", np.dtype(dtype))["strips"][0]
 
     def steps(R: int, C: int) -> float:
-        return m / C + n / R + -(-n // (32 * R)) * (2 * STRIP_BATCH + 31)
+        return m / C + n / R + -(-n // (32 * R)) * (2 * strip_batch(R, C) + 31)
 
     assert strips("int32") == pytest.approx(CAL.strip_step_s * steps(4, 2))
     assert strips("float32") == pytest.approx(CAL.strip_step_s * 2 * steps(8, 4))

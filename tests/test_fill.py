@@ -427,7 +427,7 @@ def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
         _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
 
 
-@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4 cells a lane, 4"),
+@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4 cells a lane, 2"),
                                           ("int32", "128 rows (4x2 cells a lane, 2"),
                                           ("int64", "128 rows (4x2 cells a lane, 2")])
 def test_strips_take_their_block_by_cell_type(dtype, block, write_rec):
@@ -484,11 +484,13 @@ def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec)
     ("SENO", (70, 9), 2, 2, 1, "int32"), ("SONE", (37, 35), 1, 4, 2, "int64"),
     ("NESO", (70, 70), 4, 2, 1, "float32"), ("NOSE", (1, 40), 2, 4, 4, "int32"),
     ("NOSE", (40, 1), 1, 2, 1, "int64"), ("SENO", (101, 3), 1, 1, 2, "float64"),
+    ("SONE", (300, 21), 8, 4, 2, "float32"), ("NESO", (130, 19), 4, 8, 2, "int32"),
     ("SONE", (33, 66), 3, 2, 0, "int32")])
 def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, write_rec):
     # K warps beside the compute warp store its cells from a ring in shared memory: every
-    # flip, tables thinner than a block, several strips, runs cut by the table's edges;
-    # K = 0 (3 rows a lane, whose runs would not cover a strip evenly) stores as before
+    # flip, tables thinner than a block, several strips, runs cut by the table's edges,
+    # batches of 4 steps and (blocks of 32 cells) of 2; K = 0 (3 rows a lane, whose runs
+    # would not cover a strip evenly) stores as before
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
