@@ -926,9 +926,9 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
     and a block barrier every batch of ``B`` steps lets the store warps store the batch
     before from ``MF`` (the table as one row of cells), ``P`` runs of ``C B`` cells of a
-    row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under the simulator (threads not in lockstep) the warp exchanges go
-    through shared memory with block barriers instead of shuffles, which the store warps
-    meet too."""
+    row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
+    the simulator (threads not in lockstep) the warp exchanges go through shared memory
+    with block barriers instead of shuffles, which the store warps meet too."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
