@@ -70,8 +70,13 @@ THREADS = 256
 BAND_THREADS = 512
 
 #: Register strips: rows of a lane's block of cells (but for 4-byte floats), and blocks of
-#: the row above a strip fetched at a time (a power of 2); the block: :func:`strip_block`.
+#: the row above a strip fetched at a time (a power of 2) by the score's strips and, for
+#: blocks of fewer than 32 cells, the whole table's (:func:`strip_batch`); the block:
+#: :func:`strip_block`.
 STRIP_ROWS, STRIP_BATCH = 4, 4
+#: Bytes at most of the ring in shared memory through which a strip's store warps take its
+#: cells (:func:`strip_store_warps`), under the 48 KiB a block's static shared arrays have.
+RING_BYTES = 40 * 1024
 #: Strips whose last row the register strips keep at once (slots of their boundary ring).
 STRIP_SLOTS = 2
 
@@ -925,8 +930,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     With ``K`` store warps (:func:`strip_store_warps`) the compute warp (the block's first)
     writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
     and a block barrier every batch of ``B`` steps lets the store warps store the batch
-    before from ``MF`` (the table as one row of cells), ``P`` runs of ``C B`` cells of a
-    row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
+    before from the ring into ``MF`` (the table as one row of cells), ``P`` runs of ``C B``
+    cells of a row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
     the simulator (threads not in lockstep) the warp exchanges go through shared memory
     with block barriers instead of shuffles, which the store warps meet too."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
@@ -962,7 +967,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
 
     CB = C * B  # a run: a lane's cells of one row in a batch
     P = 32 * K // CB  # runs the store warps store at once
-    Q = P // R if K else 0  # lanes of the compute warp those runs step over
+    Q = P // R  # lanes of the compute warp those runs step over
 
     def stores(depth: int) -> None:  # the batch before, P runs at a time, loads before stores
         put(depth, f"sst = s - {B} + sb", f"col = sst * {C} + sc - gr * {C}",
@@ -1026,8 +1031,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(1, "while True:", "    k = 0", "    if lane == 0:",
         "        k = cuda.atomic.add(ticket, 0, 1)")
     if sim or K:
-        put(2, "if lane == 0:", "    XK[0] = k", "cuda.syncthreads()", "k = XK[0]",
-            "cuda.syncthreads()")
+        put(3, "XK[0] = k")
+        put(2, "cuda.syncthreads()", "k = XK[0]", "cuda.syncthreads()")
     else:
         put(2, "k = cuda.shfl_sync(FULL, k, 0)")
     put(2, "if k >= nstrips:", "    return", f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
@@ -1039,7 +1044,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(2, *[f"h{k}_{r} = {load(k, r, 0, '0')}" for k, (by_r, by_c) in enumerate(uses)
              if not by_c for r in range(R if by_r else 1)],
         *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead])
-    put(2, "if k > 0 and lane < 32:")
+    put(2, "if k > 0 and lane < 32:" if K else "if k > 0:")
     fetch(3, "0")
     if K:  # a barrier every batch; after it the store warps store the batch before
         put(2, f"for s in range(((nq + {30 + B}) // {B} + 1) * {B}):",
@@ -1195,13 +1200,14 @@ def strip_block(dtype: np.dtype) -> tuple[int, int]:
     return (8, 4) if dt.kind == "f" and dt.itemsize == 4 else (STRIP_ROWS, 2)
 
 
-def strip_store_warps(R: int, C: int) -> int:
-    """Store warps a strip of ``R x C`` blocks takes by default (:func:`strip_fill`): a
-    lane of theirs stores at most ``R C B / 32`` cells of a batch (``B``:
-    :func:`strip_batch`), with 2 to 4 warps (8 made a block of 8x4 int64 cells ask for more
-    registers than a multiprocessor has); 0 (the compute warp stores its own cells) when
-    their runs of ``C B`` cells would not cover the strip's ``32 R`` rows evenly
-    (:func:`_store_runs_fit`).
+def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
+    """Store warps a strip of ``R x C`` blocks of ``dtype`` cells takes by default
+    (:func:`strip_fill`): ``R C B / 32`` (``B``: :func:`strip_batch`), so that a lane of
+    theirs stores at most 32 cells of a batch, but 2 to 4 warps (8 made a block of 8x4
+    int64 cells ask for more registers than a multiprocessor has); 0 (the compute warp
+    stores its own cells) when their runs of ``C B`` cells would not cover the strip's
+    ``32 R`` rows evenly (:func:`_store_runs_fit`), or the ring would take more than
+    ``RING_BYTES`` of shared memory (:func:`_ring_bytes`).
 
     On the H200 (session 13, 32768², medians of 5): LCS 4x2 with 2 and 4 store warps 16.27
     and 16.42 ms (19.21 without); DTW 8x4 in batches of 2 with 2 and 4, 10.16 and 10.96
@@ -1209,12 +1215,29 @@ def strip_store_warps(R: int, C: int) -> int:
 
     Examples
     --------
-    >>> strip_store_warps(4, 2), strip_store_warps(8, 4), strip_store_warps(3, 2)
+    >>> i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
+    >>> strip_store_warps(4, 2, i4), strip_store_warps(8, 4, i4), strip_store_warps(3, 2, i4)
     (2, 2, 0)
+    >>> strip_store_warps(8, 8, i4), strip_store_warps(8, 8, i8)  # a ring of 33 or 67 KB
+    (4, 0)
     """
     B = strip_batch(R, C)
     K = min(4, max(2, R * C * B // 32))
-    return K if _store_runs_fit(R, C, K, B) else 0
+    fits = _store_runs_fit(R, C, K, B) and _ring_bytes(R, C, B, dtype) <= RING_BYTES
+    return K if fits else 0
+
+
+def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype) -> int:
+    """Bytes of the ring in shared memory through which the store warps take a strip's
+    cells of ``2 B`` steps (:func:`_strip_source`): a lane's ``R C`` cells a step and one
+    word more, a step's 32 lanes and one word more.
+
+    Examples
+    --------
+    >>> _ring_bytes(4, 2, 4, np.dtype(np.int32))
+    9248
+    """
+    return 2 * B * (32 * (R * C + 1) + 1) * np.dtype(dtype).itemsize
 
 
 def strip_batch(R: int, C: int) -> int:
@@ -1257,7 +1280,7 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
 
-    One warp per strip of ``32 R`` rows (``R = rows_per_lane``), taken in order from an
+    One compute warp per strip of ``32 R`` rows (``R = rows_per_lane``), taken in order from an
     atomic ticket.  At step ``s`` lane ``k`` computes its ``R x C`` block (``C =
     cols_per_step``; both by default :func:`strip_block`) of columns ``(s - k) C ...``: its
     ``R`` rows, ``C`` columns, every cell into a register before any is stored, so the
@@ -1286,14 +1309,23 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     R, C = strip_block(rec.dtype)
     R, C = rows_per_lane or R, cols_per_step or C
     B = strip_batch(R, C)
-    K = strip_store_warps(R, C) if store_warps is None else store_warps
+    K = strip_store_warps(R, C, rec.dtype) if store_warps is None else store_warps
     if K and not _store_runs_fit(R, C, K, B):
         raise ValueError(f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs")
+    if K and _ring_bytes(R, C, B, rec.dtype) > RING_BYTES:
+        raise ValueError(f"the store warps' ring of {R}x{C} blocks of {rec.dtype} cells would "
+                         f"take {_ring_bytes(R, C, B, rec.dtype)} bytes of shared memory, "
+                         f"over {RING_BYTES}")
     kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K, B)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        table = ((dM, _words_view(dM)) if packed else (dM, dM.reshape(dM.size)) if K
-                 else (dM,))
+        table: tuple[Any, ...]
+        if packed:
+            table = (dM, _words_view(dM))
+        elif K:
+            table = (dM, dM.reshape(dM.size))
+        else:
+            table = (dM,)
         return [(_strip_grid(cuda, head[0]), 32 * (1 + K), (*table, *dsched, *head, *dargs))]
 
     return _run(rec, kern, "C", copy_back, launches, sched,
@@ -1302,8 +1334,10 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
 
 
 def _strip_grid(cuda: Any, nstrips: int) -> int:
-    """Blocks of one warp a strip fill launches: one a strip, at most 16 a multiprocessor
-    (a block done with its strip takes the next ticket)."""
+    """Blocks a strip fill launches (a strip's compute warp and its store warps each): one a
+    strip, at most 16 a multiprocessor (a block done with its strip takes the next ticket;
+    blocks that do not fit on a multiprocessor at once start later and find the strips
+    taken)."""
     return min(nstrips, _sms(cuda) * 16)
 
 

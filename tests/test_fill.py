@@ -340,8 +340,9 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     rec = load(write_rec(neighbour_reads(code, shape, far=False)))
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
-    K = cuda.strip_store_warps(R, C)
-    assert K == 2 and res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane, 2 store warps)"
+    K = cuda.strip_store_warps(R, C, rec.dtype)
+    assert K == 2
+    assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane, {K} store warps)"
 
 
 @pytest.mark.parametrize("code, shape, R, C, dtype", [
@@ -489,17 +490,31 @@ def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec)
 def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, write_rec):
     # K warps beside the compute warp store its cells from a ring in shared memory: every
     # flip, tables thinner than a block, several strips, runs cut by the table's edges,
-    # batches of 4 steps and (blocks of 32 cells) of 2; K = 0 (3 rows a lane, whose runs
-    # would not cover a strip evenly) stores as before
+    # batches of 4 steps and (blocks of 32 cells) of 2; K = 0 (3 rows a lane, where the
+    # default count's runs would not cover a strip evenly) stores as before
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C, store_warps=K)
     _same(res.table, make_plan(rec).reference)
     assert res.kernel.endswith(f", {K} store warps)" if K else " cells a lane)")
-    assert cuda.strip_store_warps(R, C) == (0 if R == 3 else 2)
-    with pytest.raises(ValueError, match="store warps do not cover"):
-        cuda.strip_fill(rec, BY_CODE[code].index, 4, cols_per_step=2, store_warps=3)
+
+
+def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
+    # by default as many store warps as keep a lane at 32 cells a batch (2 to 4), none
+    # when their runs would not cover a strip or their ring would not fit; a count asked
+    # for that does either is an error
+    from runtime import cuda
+
+    i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
+    assert [cuda.strip_store_warps(R, C, i4) for R, C in ((4, 2), (8, 4), (1, 1), (3, 2))] == [
+        2, 2, 2, 0]
+    assert cuda.strip_store_warps(8, 8, i4) == 4 and cuda.strip_store_warps(8, 8, i8) == 0
+    rec = load(write_rec(neighbour_reads("NOSE", (40, 9), far=False)))
+    with pytest.raises(ValueError, match="3 store warps do not cover strips of 4x2 blocks"):
+        cuda.strip_fill(rec, BY_CODE["NOSE"].index, 4, cols_per_step=2, store_warps=3)
+    with pytest.raises(ValueError, match="would take 66592 bytes of shared memory"):
+        cuda.strip_fill(rec, BY_CODE["NOSE"].index, 8, cols_per_step=8, store_warps=4)
 
 
 def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):

@@ -102,7 +102,7 @@ def test_alignment_cases_at_4100():
         rec = make(4100)
         plan = make_plan(rec)
         for R, C, K in ((8, 1, None), (4, 2, None), (2, 4, None), (1, 8, None), (16, 1, None),
-                        (8, 4, None), (8, 4, 4), (4, 2, 4), (4, 2, 0), (8, 4, 0)):  # None: the default
+                        (8, 4, None), (8, 4, 4), (4, 2, 4), (4, 2, 0), (8, 4, 0)):  # None: default
             np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C,
                                                        store_warps=K).table,
                                        plan.reference, rtol=1e-6)
