@@ -1187,7 +1187,7 @@ def strip_block(dtype: np.dtype) -> tuple[int, int]:
     reference), with the store warps of :func:`strip_store_warps`: DTW (float32) 11.04 ms
     at 8x4 against 13.39 at 4x2; Smith-Waterman (int32) 20.43 ms at 4x2 against 25.27 at
     8x4, LCS (int32) 16.21 against 14.86; edit distance (int64) 19.06 at 4x2 against
-    21.41 at 4x1.
+    21.41 at 4x1 (every block in batches of 4 steps then; :func:`strip_batch`).
 
     Examples
     --------
@@ -1221,10 +1221,30 @@ def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
     >>> strip_store_warps(8, 8, i4), strip_store_warps(8, 8, i8)  # a ring of 33 or 67 KB
     (4, 0)
     """
+    K = min(4, max(2, R * C * strip_batch(R, C) // 32))
+    return 0 if _store_warps_misfit(R, C, K, dtype) else K
+
+
+def _store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
+    """Why ``K`` store warps cannot serve strips of ``R x C`` blocks of ``dtype`` cells in
+    batches of :func:`strip_batch` steps, or ``""`` when they can: their runs must cover
+    the strip (:func:`_store_runs_fit`) and their ring fit in ``RING_BYTES``.
+
+    Examples
+    --------
+    >>> _store_warps_misfit(4, 2, 2, np.dtype(np.int32))
+    ''
+    >>> _store_warps_misfit(4, 2, 3, np.dtype(np.int32))
+    '3 store warps do not cover strips of 4x2 blocks in whole runs'
+    """
     B = strip_batch(R, C)
-    K = min(4, max(2, R * C * B // 32))
-    fits = _store_runs_fit(R, C, K, B) and _ring_bytes(R, C, B, dtype) <= RING_BYTES
-    return K if fits else 0
+    if not _store_runs_fit(R, C, K, B):
+        return f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs"
+    size = _ring_bytes(R, C, B, dtype)
+    if size > RING_BYTES:
+        return (f"the store warps' ring of {R}x{C} blocks of {np.dtype(dtype)} cells would "
+                f"take {size} bytes of shared memory, over {RING_BYTES}")
+    return ""
 
 
 def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype) -> int:
@@ -1302,21 +1322,17 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     memory fence, flag or progress counter sits between strips.  Deadlock-free: a strip
     waits only on the strip above, whose ticket came first.
 
-    ``ValueError`` when the reads are not those three, or the store warps' runs do not
-    cover the strip evenly (:func:`_store_runs_fit`); ``SourceUnavailable`` when the reads
+    ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
+    the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
     are not at constant offsets, or the cells are not numbers of at most 8 bytes.
     """
     R, C = strip_block(rec.dtype)
     R, C = rows_per_lane or R, cols_per_step or C
-    B = strip_batch(R, C)
     K = strip_store_warps(R, C, rec.dtype) if store_warps is None else store_warps
-    if K and not _store_runs_fit(R, C, K, B):
-        raise ValueError(f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs")
-    if K and _ring_bytes(R, C, B, rec.dtype) > RING_BYTES:
-        raise ValueError(f"the store warps' ring of {R}x{C} blocks of {rec.dtype} cells would "
-                         f"take {_ring_bytes(R, C, B, rec.dtype)} bytes of shared memory, "
-                         f"over {RING_BYTES}")
-    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K, B)
+    if K and (why := _store_warps_misfit(R, C, K, rec.dtype)):
+        raise ValueError(why)
+    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
+                                              strip_batch(R, C))
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table: tuple[Any, ...]
