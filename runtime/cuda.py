@@ -943,8 +943,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     nap = _nap()
     L: list[str] = []
     shift = 0  # with store warps, the compute warp's step sits one level deeper
-    LS = R * C + 1  # ring words a lane a step: odd, so the lanes' writes miss each other's banks
-    SS = 32 * LS + 1  # ring words a step
+    LS, SS = _ring_strides(R, C)
     uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
     ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_c
              for r in (range(R) if by_r else [0]) for c in range(C)]
@@ -1247,17 +1246,31 @@ def _store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
     return ""
 
 
+def _ring_strides(R: int, C: int) -> tuple[int, int]:
+    """Cells of the store warps' ring (:func:`_strip_source`) from one lane's cells of a
+    step to the next lane's, and from one step to the next: a lane's ``R C`` cells and one
+    more (odd, so the lanes' writes miss each other's banks), a step's 32 lanes and one
+    more.
+
+    Examples
+    --------
+    >>> _ring_strides(4, 2)
+    (9, 289)
+    """
+    lane = R * C + 1
+    return lane, 32 * lane + 1
+
+
 def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype) -> int:
     """Bytes of the ring in shared memory through which the store warps take a strip's
-    cells of ``2 B`` steps (:func:`_strip_source`): a lane's ``R C`` cells a step and one
-    word more, a step's 32 lanes and one word more.
+    cells of ``2 B`` steps (strides: :func:`_ring_strides`).
 
     Examples
     --------
     >>> _ring_bytes(4, 2, 4, np.dtype(np.int32))
     9248
     """
-    return 2 * B * (32 * (R * C + 1) + 1) * np.dtype(dtype).itemsize
+    return 2 * B * _ring_strides(R, C)[1] * np.dtype(dtype).itemsize
 
 
 def strip_batch(R: int, C: int) -> int:
@@ -1329,7 +1342,7 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     R, C = strip_block(rec.dtype)
     R, C = rows_per_lane or R, cols_per_step or C
     K = strip_store_warps(R, C, rec.dtype) if store_warps is None else store_warps
-    if K and (why := _store_warps_misfit(R, C, K, rec.dtype)):
+    if store_warps and (why := _store_warps_misfit(R, C, K, rec.dtype)):  # one asked for
         raise ValueError(why)
     kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
                                               strip_batch(R, C))
