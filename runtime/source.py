@@ -25,10 +25,21 @@ from typing import Any
 from runtime.cache import CACHE
 
 __all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace",
-           "constant_offsets", "axis_offsets"]
+           "constant_offsets", "axis_offsets", "Position", "position"]
 
 CHECK = "_dg_check"
 HOISTED = "_dg_arg"
+NARROW = "_dg_i32"
+
+#: Where a node sits in a parsed source: its class, first line and column, last line and
+#: column; the same for a node of each parse of one source.
+Position = tuple[str, int, int, int, int]
+
+
+def position(node: ast.AST) -> Position:
+    """The :data:`Position` of ``node``."""
+    return (type(node).__name__, node.lineno, node.col_offset, node.end_lineno or 0,
+            node.end_col_offset or 0)
 
 
 class SourceUnavailable(Exception):
@@ -60,6 +71,37 @@ class _Reads(ast.NodeTransformer):
         args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
         args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
         return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
+
+
+class _Narrow(ast.NodeTransformer):
+    """Every expression at one of ``positions`` wrapped in ``_dg_i32(...)``, every
+    augmented assignment there written ``x = _dg_i32(x op value)``; subscripts' indices
+    left alone."""
+
+    def __init__(self, positions: Collection[Position]) -> None:
+        self.positions = positions
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        node.value = self.visit(node.value)
+        return self._wrap(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        if position(node) not in self.positions:
+            return node
+        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)  # type: ignore[attr-defined]
+        call = ast.Call(ast.Name(NARROW, ast.Load()), [value], [])
+        return ast.copy_location(ast.Assign([node.target], call), node)
+
+    def visit(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Subscript) or not isinstance(node, ast.expr):
+            return super().visit(node)
+        return self._wrap(self.generic_visit(node))
+
+    def _wrap(self, node: ast.expr) -> ast.expr:
+        if position(node) not in self.positions:
+            return node
+        return ast.copy_location(ast.Call(ast.Name(NARROW, ast.Load()), [node], []), node)
 
 
 def _definition(func: Callable[..., Any], ndim: int) -> ast.FunctionDef:
@@ -269,7 +311,8 @@ def argument_loads(func: Callable[..., Any], ndim: int,
 
 
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
-                  cell_args: bool = True, hoist: Collection[str] = ()) -> str:
+                  cell_args: bool = True, hoist: Collection[str] = (),
+                  narrow: Collection[Position] = ()) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
 
     The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
@@ -281,6 +324,9 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     (:func:`argument_loads`), so the caller loads them, for instance a step ahead or
     once for a row; nothing is taken out when a hoisted array or an index is assigned in
     the function.
+
+    ``narrow`` (the positions of :class:`runtime.narrow.Narrowing`) wraps the values
+    there in ``_dg_i32(...)``, which the caller binds to ``numpy.int32``.
 
     Examples
     --------
@@ -296,7 +342,8 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
     tr = _Reads(params[0], cell if cell_args else [], read)
-    body = [tr.visit(stmt) for stmt in fn.body]
+    wide = _Narrow(narrow)
+    body = [tr.visit(wide.visit(stmt)) for stmt in fn.body]
     entry = [
         ast.Assign([ast.Name(c, ast.Store())], ast.Name(params[1 + k], ast.Load()))
         for k, c in enumerate(cell)
