@@ -18,7 +18,8 @@ Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``,
 measured directly; a round of a cooperative step and a step of a band fill from timing
 those fills on a built-in knapsack (the *rows probe*: ``max(M[i-1, j], M[i-1, j - W[i-1]]
 + V[i-1])``, int64), and a step of a register strip on a built-in nearest-neighbour
-recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) % 65521``, int32).  Predictions,
+recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) % 65521``, int32, which its remainder
+keeps in int32, so the strips compute it there: :func:`runtime.cuda.strip_narrowing`).  Predictions,
 for a table ``n x m`` (in the kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads
 a block, ``U`` cells a thread a round, ``B_band`` bands of ``BAND_THREADS`` (as many as
 are resident)::
@@ -69,7 +70,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 8
+VERSION = 9
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 
@@ -270,7 +271,8 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     done(5)
     return Calibration(device, sms, launch, barriers, round_s, band / 1024,
                        max(band4 - band, 0.0) / (3 * 1024),
-                       strips / strip_steps(4096, 8192, cuda.strip_block(rec.dtype)),
+                       strips / strip_steps(4096, 8192, cuda.strip_block(
+                           rec.dtype, cuda.strip_narrowing(rec) is not None)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
 
 
@@ -289,19 +291,21 @@ def _barrier(cal: Calibration, blocks: int) -> float:
 
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
             band_frame: str | None, strip_frame: str | None,
-            strip_dtype: np.dtype = PROBE_DTYPE) -> dict[str, tuple[float, int | None]]:
+            strip_dtype: np.dtype = PROBE_DTYPE, strip_narrowed: bool = False
+            ) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
     ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
     ``strip_frame`` are the diagonal patterns those kernels would use, or
-    ``None``; ``strip_dtype`` the cells, which set the strips' block (by default the
-    probe's)."""
+    ``None``; ``strip_dtype`` the cells and ``strip_narrowed`` whether the strips compute
+    them in int32, which set the strips' block (by default the probe's block as a unit)."""
     from runtime.cuda import strip_block
 
     n, m = shape
     per_step = n * m / max(steps, 1)
     out: dict[str, tuple[float, int | None]] = {}
     if strip_frame is not None:
-        out["strips"] = (cal.strip_step_s * strip_steps(n, m, strip_block(strip_dtype)), None)
+        block = strip_block(strip_dtype, strip_narrowed)
+        out["strips"] = (cal.strip_step_s * strip_steps(n, m, block), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
         from runtime.cuda import BAND_THREADS
 
@@ -329,7 +333,8 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    pred = predict(cal, code, shape, steps, band_frame, strip_frame, rec.dtype)
+    narrowed = strip_frame is not None and cuda.strip_narrowing(rec) is not None
+    pred = predict(cal, code, shape, steps, band_frame, strip_frame, rec.dtype, narrowed)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))

@@ -16,7 +16,9 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   strips hand their last row down as self-validating words, no fences), shared-memory
   tiles otherwise (``wave_fill``); blocks and warps take work from an atomic ticket in a
   topological order and wait on flags or words, so they cannot deadlock.  Reads of cells
-  other blocks wrote skip L1 (``ld.global.cg``).
+  other blocks wrote skip L1 (``ld.global.cg``).  The strips compute an integer cell
+  in int32, not numba's 64 bits, when :mod:`runtime.narrow` proves every value it
+  computes fits (``strip_narrowing``).
 - Any pattern also fills in one launch: ``cooperative_fill`` (a grid barrier between
   steps); row and column patterns also by ``band_fill`` (each block owns a band of
   every step and waits on per-band progress counters, only those of the bands before it
@@ -52,8 +54,9 @@ from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceErr
 from patterns import (DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, last_cell,
                       step_line)
 from runtime.cache import CACHE, arg_tail, compile_source
-from runtime.source import (SourceUnavailable, _once, argument_loads, constant_offsets,
-                            function_namespace, rewrite_reads)
+from runtime.narrow import Narrowing, narrowing
+from runtime.source import (Position, SourceUnavailable, _once, argument_loads,
+                            constant_offsets, function_namespace, rewrite_reads)
 from runtime.cpu import _unravel
 
 __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "ready_fill",
@@ -61,7 +64,7 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "strip_block", "strip_store_warps", "strip_batch", "score_block",
+           "free_memory", "strip_block", "strip_narrowing", "strip_store_warps", "strip_batch", "score_block",
            "THREADS", "BAND_THREADS"]
 
 THREADS = 256
@@ -273,22 +276,23 @@ def ready(M, order, indptr, indices, done, ticket{args}):
 
 def _rewritten_cell(rec: Recurrence, key: tuple[Any, ...], read: str,
                     names: dict[str, Any], cell_args: bool = True,
-                    hoist: tuple[str, ...] = ()) -> Any:
+                    hoist: tuple[str, ...] = (), narrow: frozenset[Position] = frozenset()
+                    ) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
     function ``read`` (source, compiled with ``names``), cached under ``key``; see
     :func:`runtime.source.rewrite_reads` for its arguments (``hoist``: the arrays whose
-    loads the caller makes).  ``SourceUnavailable`` when the cell function's source
-    cannot be rewritten."""
+    loads the caller makes; ``narrow``: the values computed in int32).
+    ``SourceUnavailable`` when the cell function's source cannot be rewritten."""
 
     def build() -> Any:
         cuda = _cuda()
-        ns = function_namespace(rec.func)
+        ns = {**function_namespace(rec.func), "_dg_i32": np.int32}
         ns["_dg_read"] = cuda.jit(device=True)(compile_source(read, "read", names))
         body = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=cell_args,
-                             hoist=hoist)
+                             hoist=hoist, narrow=narrow)
         return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
 
-    return CACHE.get(rec.func, ("cuda", *key, *hoist), build)
+    return CACHE.get(rec.func, ("cuda", *key, *hoist, narrow), build)
 
 
 def _ready_cell(rec: Recurrence) -> Any:
@@ -1178,9 +1182,14 @@ def _words_view(dM: Any) -> Any:
                     gpu_data=dM.gpu_data)
 
 
-def strip_block(dtype: np.dtype) -> tuple[int, int]:
+def strip_block(dtype: np.dtype, narrowed: bool = False) -> tuple[int, int]:
     """Rows and columns of a lane's block in the register strips by default: ``8x4`` for
-    4-byte floats, else ``4x2``.
+    4-byte floats and for cells computed in int32 (``narrowed``, :func:`strip_narrowing`),
+    else ``4x2``.
+
+    On the H200 (docs/benchmarks.md, session 15; 32768², each fill checked against the
+    reference), computed in int32: Smith-Waterman 12.84 ms at 8x4 against 13.39 at 4x2,
+    edit distance (int64 table) 13.54 against 14.46, LCS 13.99 against 15.51.
 
     On the H200 (docs/benchmarks.md, session 13; 32768², each fill checked against the
     reference), with the store warps of :func:`strip_store_warps`: DTW (float32) 11.04 ms
@@ -1192,11 +1201,11 @@ def strip_block(dtype: np.dtype) -> tuple[int, int]:
     --------
     >>> strip_block(np.dtype(np.float32)), strip_block(np.dtype(np.int32))
     ((8, 4), (4, 2))
-    >>> strip_block(np.dtype(np.int64))
-    (4, 2)
+    >>> strip_block(np.dtype(np.int64)), strip_block(np.dtype(np.int64), narrowed=True)
+    ((4, 2), (8, 4))
     """
     dt = np.dtype(dtype)
-    return (8, 4) if dt.kind == "f" and dt.itemsize == 4 else (STRIP_ROWS, 2)
+    return (8, 4) if narrowed or (dt.kind == "f" and dt.itemsize == 4) else (STRIP_ROWS, 2)
 
 
 def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
@@ -1308,7 +1317,7 @@ def _store_runs_fit(R: int, C: int, K: int, B: int) -> bool:
 
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
                copy_back: bool = True, cols_per_step: int | None = None,
-               store_warps: int | None = None) -> DeviceFill:
+               store_warps: int | None = None, narrow: bool = True) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -1335,17 +1344,23 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     memory fence, flag or progress counter sits between strips.  Deadlock-free: a strip
     waits only on the strip above, whose ticket came first.
 
+    With ``narrow``, an integer cell is computed in int32 when that is proven exact
+    (:func:`strip_narrowing`): the cells' registers, shuffles and boundary words are
+    then 4 bytes whatever the table's type.
+
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
     are not at constant offsets, or the cells are not numbers of at most 8 bytes.
     """
-    R, C = strip_block(rec.dtype)
+    nw = strip_narrowing(rec, narrow)
+    R, C = strip_block(rec.dtype, nw is not None)
     R, C = rows_per_lane or R, cols_per_step or C
-    K = strip_store_warps(R, C, rec.dtype) if store_warps is None else store_warps
-    if store_warps and (why := _store_warps_misfit(R, C, K, rec.dtype)):  # one asked for
+    rt = _register_type(rec, nw)
+    K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
+    if store_warps and (why := _store_warps_misfit(R, C, K, rt)):  # one asked for
         raise ValueError(why)
     kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
-                                              strip_batch(R, C))
+                                              strip_batch(R, C), nw)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table: tuple[Any, ...]
@@ -1359,7 +1374,26 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
 
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane"
-                      + (f", {K} store warps)" if K else ")"))
+                      + (f", {K} store warps" if K else "") + _narrow_note(nw) + ")")
+
+
+def strip_narrowing(rec: Recurrence, narrow: bool = True) -> Narrowing | None:
+    """The proof (:func:`runtime.narrow.narrowing`) that the strips may compute ``rec``'s
+    cells in int32: the strips read a cell's three nearest neighbours, so a cell's
+    depth is below the ``n + m - 1`` anti-diagonals; ``None`` when not ``narrow`` or
+    there is no proof."""
+    return narrowing(rec.func, rec.shape, rec.dtype, rec.args, sum(rec.shape) - 1) \
+        if narrow else None
+
+
+def _register_type(rec: Recurrence, nw: Narrowing | None) -> np.dtype:
+    """The type the strips hold a cell in: int32 with a narrowing, else the table's."""
+    return np.dtype(np.int32) if nw else np.dtype(rec.dtype)
+
+
+def _narrow_note(nw: Narrowing | None) -> str:
+    """What a fill's label says of its narrowing."""
+    return f", int32 arithmetic, proven exact for values {nw.values[0]}..{nw.values[1]}" if nw else ""
 
 
 def _strip_grid(cuda: Any, nstrips: int) -> int:
@@ -1371,10 +1405,11 @@ def _strip_grid(cuda: Any, nstrips: int) -> int:
 
 
 def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool,
-                  K: int = 0, B: int = STRIP_BATCH
+                  K: int = 0, B: int = STRIP_BATCH, nw: Narrowing | None = None
                   ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`;
-    ``K`` store warps, batches of ``B`` steps), whether it stores cells in pairs, its
+    ``K`` store warps, batches of ``B`` steps, cells in int32 with ``nw``), whether it
+    stores cells in pairs, its
     schedule arrays (the boundary ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its
     ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
@@ -1385,22 +1420,24 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
         raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
     sim = _simulated()
     R, C = int(R), int(C)
-    W, enc, dec = _boundary_words(rec.dtype, sim)
+    rt = _register_type(rec, nw)
+    W, enc, dec = _boundary_words(rt, sim)
     read = _REG_READ.format(du="(x0 - a)" if rows else "(a - x0)",
                             dv="(x1 - b)" if cols else "(b - x1)")
     arrays, loads = _argument_loads(rec)
-    cell = _rewritten_cell(rec, ("reg-cell", code), read, {}, hoist=arrays)
+    narrow = nw.positions if nw else frozenset()
+    cell = _rewritten_cell(rec, ("reg-cell", code), read, {}, hoist=arrays, narrow=narrow)
     n, m = rec.shape
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
     kind = (f"strips-{code}-{R}-{C}-{B}-{sim}-{score}-{K}-{'.'.join(arrays)}"
-            + (f"-pairs{n % 2}{m % 2}" if packed else ""))
+            + (f"-pairs{n % 2}{m % 2}" if packed else "") + (f"-i32-{hash(narrow)}" if nw else ""))
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
                                                    pairs, score, loads, K, B), "strips", cell,
-                   DT=np.dtype(rec.dtype).type, ZERO=np.dtype(rec.dtype).type(0),
+                   DT=rt.type, ZERO=rt.type(0),
                    int64=np.int64, U=np.uint64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
-                   SHUF=_shuffled(rec.dtype), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
+                   SHUF=_shuffled(rt), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
     nstrips = math.ceil(n / (32 * R))
     nslots = min(STRIP_SLOTS, max(1, nstrips - 1))
     return (kern, packed, (np.zeros(nslots * m * W, np.int64), np.zeros(1, np.int64)),
@@ -1479,14 +1516,19 @@ def score_fill(rec: Recurrence, pattern_index: int, threads: int = THREADS) -> S
                      res.h2d_s, res.compute_s, res.compile_s)
 
 
-#: Rows from which a score's strips take ``SCORE_BLOCK`` blocks (4-byte floats take them
-#: at any height): :func:`score_block`.
+#: Rows from which a score's strips take ``SCORE_BLOCK`` blocks (4-byte floats and cells
+#: computed in int32 take them at any height): :func:`score_block`.
 SCORE_TALL, SCORE_BLOCK = 100_000, (8, 4)
 
 
-def score_block(dtype: np.dtype, rows: int) -> tuple[int, int]:
+def score_block(dtype: np.dtype, rows: int, narrowed: bool = False) -> tuple[int, int]:
     """Rows and columns of a lane's block in a score's strips by default: ``SCORE_BLOCK``
-    (8x4) for 4-byte floats and for tables of ``SCORE_TALL`` rows or more, else ``4x1``.
+    (8x4) for 4-byte floats, cells computed in int32 (``narrowed``) and tables of
+    ``SCORE_TALL`` rows or more, else ``4x1``.
+
+    On the H200 (session 15, medians of 3), computed in int32, 8x4 against 4x1: at 32768
+    LCS 10.86 against 12.65 ms, Smith-Waterman 9.52 against 12.43, edit distance 9.25
+    against 12.76; at 10^5 39.01 against 44.08, 33.18 against 43.85, 32.37 against 49.02.
 
     On the H200 (docs/benchmarks.md, session 10; every shape gave the same score), from
     32768 to 10^6 rows: DTW (float32) was 1.25-1.5x faster at 8x4 than at 4x1 at every
@@ -1498,17 +1540,17 @@ def score_block(dtype: np.dtype, rows: int) -> tuple[int, int]:
     --------
     >>> score_block(np.dtype(np.int32), 32768), score_block(np.dtype(np.int32), 10**6)
     ((4, 1), (8, 4))
-    >>> score_block(np.dtype(np.float32), 4096)
-    (8, 4)
+    >>> score_block(np.dtype(np.float32), 4096), score_block(np.dtype(np.int32), 4096, True)
+    ((8, 4), (8, 4))
     """
     dt = np.dtype(dtype)
-    if rows >= SCORE_TALL or (dt.kind == "f" and dt.itemsize == 4):
+    if narrowed or rows >= SCORE_TALL or (dt.kind == "f" and dt.itemsize == 4):
         return SCORE_BLOCK
     return STRIP_ROWS, 1
 
 
 def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
-                     cols_per_step: int | None = None) -> ScoreFill:
+                     cols_per_step: int | None = None, narrow: bool = True) -> ScoreFill:
     """The value of the last cell a diagonal pattern fills, by the register strips of
     :func:`strip_fill` storing no cell: O(m) memory, and no table traffic.  Blocks of
     ``rows_per_lane x cols_per_step`` cells a lane, by default :func:`score_block`.
@@ -1518,25 +1560,28 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
     earlier strip left in the slot, and a slot is rewritten only after the strip below has
     read it (strip ``k + 2`` reaches a column only after strip ``k + 1`` has computed it,
     from the words it read).  The lane holding the last cell writes it out.  Same reads as
-    :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise).
+    :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise), and the
+    same ``narrow``.
     """
     code = PATTERNS[pattern_index].code
-    R, C = score_block(rec.dtype, rec.shape[0])
+    nw = strip_narrowing(rec, narrow)
+    R, C = score_block(rec.dtype, rec.shape[0], nw is not None)
     R, C = rows_per_lane or R, cols_per_step or C
-    kern, _, sched, head = _strip_kernel(rec, pattern_index, R, C, True)
+    kern, _, sched, head = _strip_kernel(rec, pattern_index, R, C, True, nw=nw)
     nslots, m = head[1], rec.shape[1]
 
     def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         shape = _zero_strided(dO, rec.shape)  # the cell function's M: its shape, no cells
         return [(_strip_grid(cuda, head[0]), 32, (shape, *dsched, *head, dO, *dargs))]
 
+    block = f"register strips of {32 * R} rows ({R}x{C} cells a lane{_narrow_note(nw)})"
     res = _run(rec, kern, "C", True, launches, sched, shape=(1, 1),
-               label=f"register strips of {32 * R} rows ({R}x{C} cells a lane), no cell stored")
+               label=f"{block}, no cell stored")
     assert res.table is not None
     kept = "1 strip's last row" if nslots == 1 else f"{nslots} strips' last rows"
     return ScoreFill(res.table[0, 0], last_cell(DIAGONAL_FLIPS[code], rec.shape), nslots * m,
-                     f"register strips of {32 * R} rows ({R}x{C} cells a lane) in one launch, "
-                     f"no cell stored: {kept} kept", res.h2d_s, res.compute_s, res.compile_s)
+                     f"{block} in one launch, no cell stored: {kept} kept", res.h2d_s,
+                     res.compute_s, res.compile_s)
 
 
 def _zero_strided(dA: Any, shape: tuple[int, int]) -> Any:

@@ -20,6 +20,9 @@ from runtime import cpu
 from runtime.fill import fill
 from runtime.plan import make_plan
 
+#: What a strip fill's label adds for neighbour_reads' cells, computed in int32: their
+#: remainder by 1000003 bounds them whatever they read.
+NEAR_INT32 = ", int32 arithmetic, proven exact for values 0..1000002"
 EXAMPLES = sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 COMBOS = [("python", "auto"), ("python", "stages"), ("python", "sequential"),
@@ -340,9 +343,10 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     rec = load(write_rec(neighbour_reads(code, shape, far=False)))
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
-    K = cuda.strip_store_warps(R, C, rec.dtype)
+    K = cuda.strip_store_warps(R, C, np.dtype(np.int32))
     assert K == 2
-    assert res.kernel == f"register strips of {32 * R} rows ({R}x{C} cells a lane, {K} store warps)"
+    assert res.kernel == (f"register strips of {32 * R} rows ({R}x{C} cells a lane, {K} store "
+                          f"warps{NEAR_INT32})")
 
 
 @pytest.mark.parametrize("code, shape, R, C, dtype", [
@@ -363,8 +367,9 @@ def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, C,
     _same(np.asarray(res.value), make_plan(rec).reference[res.cell])
     strips = -(-shape[0] // (32 * R))
     assert res.kept == min(2, max(1, strips - 1)) * shape[1]
-    assert res.note.startswith(
-        f"register strips of {32 * R} rows ({R}x{C} cells a lane) in one launch, no cell stored")
+    note = NEAR_INT32 if dtype in ("int32", "int64") else ""
+    assert res.note.startswith(f"register strips of {32 * R} rows ({R}x{C} cells a lane{note}) "
+                               "in one launch, no cell stored")
 
 
 def _loading_reads(code: str, shape: tuple[int, int]) -> str:
@@ -416,28 +421,36 @@ def test_strips_load_the_cells_arguments_ahead(code, shape, R, C, write_rec):
 
 def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
     # from SCORE_TALL rows on (lowered here), the score's strips take SCORE_BLOCK blocks;
-    # 4-byte floats at any height
+    # 4-byte floats and cells computed in int32 at any height
     from runtime import cuda
 
     monkeypatch.setattr(cuda, "SCORE_TALL", 300)
-    for rows, dtype, note in ((299, "int32", "128 rows (4x1"), (300, "int32", "256 rows (8x4"),
-                              (40, "float32", "256 rows (8x4")):
+    for rows, dtype, narrow, note in (
+            (299, "int32", False, "128 rows (4x1 cells a lane)"),
+            (300, "int32", False, "256 rows (8x4 cells a lane)"),
+            (40, "int64", True, f"256 rows (8x4 cells a lane{NEAR_INT32})"),
+            (40, "float32", True, "256 rows (8x4 cells a lane)")):
         rec = load(write_rec(neighbour_reads("NOSE", (rows, 6), far=False, dtype=dtype)))
-        res = cuda.strip_score_fill(rec, BY_CODE["NOSE"].index)
-        assert res.note.startswith(f"register strips of {note} cells a lane)")
+        res = cuda.strip_score_fill(rec, BY_CODE["NOSE"].index, narrow=narrow)
+        assert res.note.startswith(f"register strips of {note} in one launch")
         _same(np.asarray(res.value), make_plan(rec).reference[-1, -1])
 
 
-@pytest.mark.parametrize("dtype, block", [("float32", "256 rows (8x4 cells a lane, 2"),
-                                          ("int32", "128 rows (4x2 cells a lane, 2"),
-                                          ("int64", "128 rows (4x2 cells a lane, 2")])
-def test_strips_take_their_block_by_cell_type(dtype, block, write_rec):
-    # 4-byte floats 8x4 blocks, other cells 4x2, and as many store warps as fit
+@pytest.mark.parametrize("dtype, narrow, block", [
+    ("float32", True, "256 rows (8x4 cells a lane, 2 store warps)"),
+    ("int32", True, f"256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"),
+    ("int64", True, f"256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"),
+    ("int32", False, "128 rows (4x2 cells a lane, 2 store warps)"),
+    ("int64", False, "128 rows (4x2 cells a lane, 2 store warps)"),
+    ("uint32", True, "128 rows (4x2 cells a lane, 2 store warps)")])
+def test_strips_take_their_block_by_cell_type(dtype, narrow, block, write_rec):
+    # 4-byte floats and cells computed in int32 take 8x4 blocks, other cells 4x2, and as
+    # many store warps as fit
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads("NOSE", (37, 11), far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
-    assert res.kernel == f"register strips of {block} store warps)"
+    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index, narrow=narrow)
+    assert res.kernel == f"register strips of {block}"
     _same(res.table, make_plan(rec).reference)
 
 
@@ -477,27 +490,31 @@ def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec)
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
     res = cuda.strip_fill(rec, BY_CODE[code].index, 2, cols_per_step=C, store_warps=0)
-    assert res.kernel == f"register strips of 64 rows (2x{C} cells a lane)"
+    note = NEAR_INT32 if dtype == "int32" else ""
+    assert res.kernel == f"register strips of 64 rows (2x{C} cells a lane{note})"
     _same(res.table, make_plan(rec).reference)
 
 
-@pytest.mark.parametrize("code, shape, R, C, K, dtype", [
-    ("SENO", (70, 9), 2, 2, 1, "int32"), ("SONE", (37, 35), 1, 4, 2, "int64"),
-    ("NESO", (70, 70), 4, 2, 1, "float32"), ("NOSE", (1, 40), 2, 4, 4, "int32"),
-    ("NOSE", (40, 1), 1, 2, 1, "int64"), ("SENO", (101, 3), 1, 1, 2, "float64"),
-    ("SONE", (300, 21), 8, 4, 2, "float32"), ("NESO", (130, 19), 4, 8, 2, "int32"),
-    ("SONE", (33, 66), 3, 2, 0, "int32")])
-def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, write_rec):
+@pytest.mark.parametrize("code, shape, R, C, K, dtype, narrow", [
+    ("SENO", (70, 9), 2, 2, 1, "int32", True), ("SONE", (37, 35), 1, 4, 2, "int64", False),
+    ("NESO", (70, 70), 4, 2, 1, "float32", True), ("NOSE", (1, 40), 2, 4, 4, "int32", False),
+    ("NOSE", (40, 1), 1, 2, 1, "int64", True), ("SENO", (101, 3), 1, 1, 2, "float64", True),
+    ("SONE", (300, 21), 8, 4, 2, "float32", True), ("NESO", (130, 19), 4, 8, 2, "int32", True),
+    ("SONE", (33, 66), 3, 2, 0, "int64", True), ("NESO", (33, 20), 3, 2, 0, "int64", False)])
+def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, write_rec):
     # K warps beside the compute warp store its cells from a ring in shared memory: every
     # flip, tables thinner than a block, several strips, runs cut by the table's edges,
     # batches of 4 steps and (blocks of 32 cells) of 2; K = 0 (3 rows a lane, where the
-    # default count's runs would not cover a strip evenly) stores as before
+    # default count's runs would not cover a strip evenly) stores as before; integer
+    # cells computed in int32 (int64 ones widened as they are stored) or as numba types them
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C, store_warps=K)
+    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C, store_warps=K,
+                          narrow=narrow)
     _same(res.table, make_plan(rec).reference)
-    assert res.kernel.endswith(f", {K} store warps)" if K else " cells a lane)")
+    note = NEAR_INT32 if narrow and dtype.startswith("int") else ""
+    assert res.kernel.endswith(f", {K} store warps{note})" if K else f" cells a lane{note})")
 
 
 def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
@@ -514,7 +531,8 @@ def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
     with pytest.raises(ValueError, match="3 store warps do not cover strips of 4x2 blocks"):
         cuda.strip_fill(rec, BY_CODE["NOSE"].index, 4, cols_per_step=2, store_warps=3)
     with pytest.raises(ValueError, match="would take 66592 bytes of shared memory"):
-        cuda.strip_fill(rec, BY_CODE["NOSE"].index, 8, cols_per_step=8, store_warps=4)
+        cuda.strip_fill(rec, BY_CODE["NOSE"].index, 8, cols_per_step=8, store_warps=4,
+                        narrow=False)  # int64 cells; in int32 (by default here) they fit
 
 
 def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
@@ -522,7 +540,7 @@ def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
 
     rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
     res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
-    assert res.kernel == "register strips of 128 rows (4x2 cells a lane, 2 store warps)"
+    assert res.kernel == f"register strips of 256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"
     _same(res.table, make_plan(rec).reference)
 
 

@@ -101,11 +101,17 @@ def test_alignment_cases_at_4100():
     for name, make in CASES.items():
         rec = make(4100)
         plan = make_plan(rec)
-        for R, C, K in ((8, 1, None), (4, 2, None), (2, 4, None), (1, 8, None), (16, 1, None),
-                        (8, 4, None), (8, 4, 4), (4, 2, 4), (4, 2, 0), (8, 4, 0)):  # None: default
+        for R, C, K, narrow in ((8, 1, None, True), (4, 2, None, True), (2, 4, None, True),
+                                (1, 8, None, True), (16, 1, None, True), (8, 4, None, True),
+                                (8, 4, 4, True), (4, 2, 4, True), (4, 2, 0, True),
+                                (8, 4, 0, True), (4, 2, None, False), (8, 4, None, False),
+                                (4, 2, 0, False)):  # None: the default store warps
             np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C,
-                                                       store_warps=K).table,
+                                                       store_warps=K, narrow=narrow).table,
                                        plan.reference, rtol=1e-6)
+            if K is None and (R, C) in ((4, 2), (8, 4)):
+                score = cuda.strip_score_fill(rec, 4, R, C, narrow=narrow)
+                assert np.isclose(score.value, plan.reference[-1, -1], rtol=1e-6)
         np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
         assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
         assert np.isclose(cuda.strip_score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)

@@ -272,5 +272,6 @@ def test_gpu_score_of_the_nearest_reads_takes_strips_that_store_no_cell(code, wr
     rec = load(write_rec(neighbour_reads(code, (9, 7), far=False)))
     res = score(rec, "cuda")
     assert res.value == make_plan(rec).reference[res.cell] and res.kept == 7  # one strip
-    assert ("register strips of 128 rows (4x1 cells a lane) in one launch, no cell stored: "
+    assert ("register strips of 256 rows (8x4 cells a lane, int32 arithmetic, proven exact for "
+            "values 0..1000002) in one launch, no cell stored: "
             "1 strip's last row kept") in res.notes
