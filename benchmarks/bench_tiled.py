@@ -9,8 +9,9 @@ Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [-
 [--strips 8x1,8x2,8x4,4x4] [--no-tiles] [--calls]`` (``--strips``: the strips' ``R x C``
 blocks, ``RxCxK`` with ``K`` store warps instead of the default
 ``runtime.cuda.strip_store_warps``, ``x0`` for none, a trailing ``w`` for cells computed
-as numba types them, not in int32 where that is proven exact (``runtime.narrow``); ``--calls``: a second line a case, the
-medians of the whole calls: the host's work, the args in, the table allocated, the fill).
+as numba types them, not in int32 where that is proven exact (``runtime.narrow``);
+``--calls``: a second line a case, the medians of the whole calls: the host's work, the
+args in, the table allocated, the fill).
 """
 
 from __future__ import annotations

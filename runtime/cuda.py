@@ -64,7 +64,8 @@ __all__ = ["status", "require", "DeviceFill", "pattern_fill", "stage_fill", "rea
            "barrier_latency", "write_bandwidth", "multiprocessors", "serves_strips",
            "cooperative_fill", "ScoreFill", "score_fill", "strip_score_fill", "RingFill",
            "ring_score_fill",
-           "free_memory", "strip_block", "strip_narrowing", "strip_store_warps", "strip_batch", "score_block",
+           "free_memory", "strip_block", "strip_narrowing", "strip_store_warps", "strip_batch",
+           "score_block",
            "THREADS", "BAND_THREADS"]
 
 THREADS = 256
@@ -1393,7 +1394,9 @@ def _register_type(rec: Recurrence, nw: Narrowing | None) -> np.dtype:
 
 def _narrow_note(nw: Narrowing | None) -> str:
     """What a fill's label says of its narrowing."""
-    return f", int32 arithmetic, proven exact for values {nw.values[0]}..{nw.values[1]}" if nw else ""
+    if nw is None:
+        return ""
+    return f", int32 arithmetic, proven exact for values {nw.values[0]}..{nw.values[1]}"
 
 
 def _strip_grid(cuda: Any, nstrips: int) -> int:

@@ -117,7 +117,8 @@ def _minimum(values: Sequence[_Value]) -> _Value:
 
 
 def _shift(side: Side, by: float) -> Side:
-    return Side(None if side.rel is None else side.rel + by, None if side.abs is None else side.abs + by)
+    return Side(None if side.rel is None else side.rel + by,
+                None if side.abs is None else side.abs + by)
 
 
 def _add(a: _Value, b: _Value) -> _Value:
