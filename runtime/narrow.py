@@ -182,11 +182,13 @@ def _kind(dtype: np.dtype) -> str:
 
 
 class _Cell:
-    """The abstract interpreter: the cell's values for reads bounded by ``read``."""
+    """The abstract interpreter: the cell's values for reads bounded by ``read``;
+    ``loads`` holds the bounds of each array's elements once found (its least and
+    greatest), shared by the interpreters of one proof."""
 
     def __init__(self, fn: ast.FunctionDef, names: dict[str, Any], index: dict[str, _Value],
-                 read: _Value) -> None:
-        self.fn, self.names, self.index, self.read = fn, names, index, read
+                 read: _Value, loads: dict[str, _Value]) -> None:
+        self.fn, self.names, self.index, self.read, self.loads = fn, names, index, read, loads
         self.table = fn.args.args[0].arg
         self.seen: dict[Position, _Value] = {}
         self.returns: list[_Value] = []
@@ -251,10 +253,8 @@ class _Cell:
             if node.value.id == self.table:
                 return self.read
             array = self.names.get(node.value.id)
-            if isinstance(array, np.ndarray):  # an empty one is never loaded from: 0 stands in
-                kind = _kind(array.dtype)
-                return _plain(kind, int(array.min()), int(array.max())) if array.size else \
-                    _plain(kind, 0, 0)
+            if isinstance(array, np.ndarray):
+                return self.load(node.value.id, array)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             return _BINARY[type(node.op)](self.expr(node.left, env), self.expr(node.right, env))
         if isinstance(node, ast.UnaryOp):
@@ -285,6 +285,15 @@ class _Cell:
             if node.func.id == "abs" and len(args) == 1:
                 return _absolute(args[0])
         raise _Unsupported(f"the expression {ast.unparse(node)}")
+
+    def load(self, name: str, array: np.ndarray) -> _Value:
+        """The bounds of an element of ``array`` (an empty one is never loaded from: 0
+        stands in)."""
+        if name not in self.loads:
+            kind = _kind(array.dtype)
+            self.loads[name] = (_plain(kind, int(array.min()), int(array.max())) if array.size
+                                else _plain(kind, 0, 0))
+        return self.loads[name]
 
     def constant(self, value: Any, name: str) -> _Value:
         if isinstance(value, (bool, np.bool_)):
@@ -348,10 +357,11 @@ def narrowing(func: Any, shape: Sequence[int], dtype: np.dtype, args: Sequence[A
     params = [a.arg for a in fn.args.args]
     names = {**function_namespace(func), **dict(zip(params[1 + len(shape):], args))}
     index = {p: _plain("int", 0, n - 1) for p, n in zip(params[1:1 + len(shape)], shape)}
+    loads: dict[str, _Value] = {}
 
     def run(read: _Value) -> tuple[_Value, dict[Position, _Value]] | None:
         """What the cell returns when its reads return ``read``, and its integer values."""
-        cell = _Cell(fn, names, index, read)
+        cell = _Cell(fn, names, index, read, loads)
         try:
             return cell.run(), cell.seen
         except (_Unsupported, RecursionError):

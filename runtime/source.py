@@ -89,7 +89,8 @@ class _Narrow(ast.NodeTransformer):
         self.generic_visit(node)
         if position(node) not in self.positions:
             return node
-        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)  # type: ignore[attr-defined]
+        assert isinstance(node.target, ast.Name)  # the only target runtime.narrow proves
+        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
         call = ast.Call(ast.Name(NARROW, ast.Load()), [value], [])
         return ast.copy_location(ast.Assign([node.target], call), node)
 
@@ -342,8 +343,8 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
     tr = _Reads(params[0], cell if cell_args else [], read)
-    wide = _Narrow(narrow)
-    body = [tr.visit(wide.visit(stmt)) for stmt in fn.body]
+    to_int32 = _Narrow(narrow)
+    body = [tr.visit(to_int32.visit(stmt)) for stmt in fn.body]
     entry = [
         ast.Assign([ast.Name(c, ast.Store())], ast.Name(params[1 + k], ast.Load()))
         for k, c in enumerate(cell)
