@@ -291,20 +291,19 @@ def _barrier(cal: Calibration, blocks: int) -> float:
 
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
             band_frame: str | None, strip_frame: str | None,
-            strip_dtype: np.dtype = PROBE_DTYPE, strip_narrowed: bool = False
-            ) -> dict[str, tuple[float, int | None]]:
+            strip_block: tuple[int, int] | None = None) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
     ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
-    ``strip_frame`` are the diagonal patterns those kernels would use, or
-    ``None``; ``strip_dtype`` the cells and ``strip_narrowed`` whether the strips compute
-    them in int32, which set the strips' block (by default the probe's block as a unit)."""
-    from runtime.cuda import strip_block
+    ``strip_frame`` are the diagonal patterns those kernels would use, or ``None``;
+    ``strip_block`` the strips' ``(R, C)`` block (:func:`runtime.cuda.strip_block`; by
+    default the unit of :func:`strip_steps`, the probe's block in 64-bit arithmetic)."""
+    from runtime import cuda
 
     n, m = shape
     per_step = n * m / max(steps, 1)
     out: dict[str, tuple[float, int | None]] = {}
     if strip_frame is not None:
-        block = strip_block(strip_dtype, strip_narrowed)
+        block = strip_block or cuda.strip_block(PROBE_DTYPE)
         out["strips"] = (cal.strip_step_s * strip_steps(n, m, block), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
         from runtime.cuda import BAND_THREADS
@@ -333,8 +332,10 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    narrowed = strip_frame is not None and cuda.strip_narrowing(rec) is not None
-    pred = predict(cal, code, shape, steps, band_frame, strip_frame, rec.dtype, narrowed)
+    block = None
+    if strip_frame is not None:
+        block = cuda.strip_block(rec.dtype, cuda.strip_narrowing(rec) is not None)
+    pred = predict(cal, code, shape, steps, band_frame, strip_frame, block)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))

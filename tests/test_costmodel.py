@@ -20,6 +20,9 @@ def test_square_nearest_rows_take_register_strips():
     c = choose(probe(16384, 16384), "RUD", ("RUD", "NOSE"), 16384, CAL)
     assert (c.kernel, c.frame, c.blocks) == ("strips", "NOSE", None)
     assert [k for k, _ in c.predicted][0] == "strips"
+    # the probe's remainder keeps it in int32, so its strips take the 8x4 blocks
+    strips = dict(c.predicted)["strips"]
+    assert strips == pytest.approx(CAL.strip_step_s * strip_steps(16384, 16384, (8, 4)))
 
 
 def test_far_reads_leave_bands_and_barriers_to_the_model():
@@ -68,12 +71,13 @@ def test_short_wide_tables_leave_strips():
 def test_a_strip_step_weighs_its_blocks_cells():
     # float32 cells take 8x4 blocks, int32 and int64 the probe's 4x2: half the steps, each
     # costing sqrt(32 / 8) = 2 probe steps; a 4x1 block's step sqrt(1 / 2) of one
-    from runtime.cuda import strip_batch
+    from runtime.cuda import strip_batch, strip_block
 
     n = m = 32768
 
     def strips(dtype: str) -> float:
-        return predict(CAL, "NOSE", (n, m), n + m - 1, "NOSE", "NOSE", np.dtype(dtype))["strips"][0]
+        block = strip_block(np.dtype(dtype))
+        return predict(CAL, "NOSE", (n, m), n + m - 1, "NOSE", "NOSE", block)["strips"][0]
 
     def steps(R: int, C: int) -> float:
         return m / C + n / R + -(-n // (32 * R)) * (2 * strip_batch(R, C) + 31)
