@@ -271,9 +271,16 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     done(5)
     return Calibration(device, sms, launch, barriers, round_s, band / 1024,
                        max(band4 - band, 0.0) / (3 * 1024),
-                       strips / strip_steps(4096, 8192, cuda.strip_block(
-                           rec.dtype, cuda.strip_narrowing(rec) is not None)),
+                       strips / strip_steps(4096, 8192, _strips_block(rec)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
+
+
+def _strips_block(rec: Recurrence) -> tuple[int, int]:
+    """The block :func:`runtime.cuda.strip_fill` takes for ``rec`` by default: by its cell
+    type, and whether the strips may compute its cells in int32."""
+    from runtime import cuda
+
+    return cuda.strip_block(rec.dtype, cuda.strip_narrowing(rec) is not None)
 
 
 def _bands(sms: int) -> int:
@@ -332,9 +339,7 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     strip_frame = next((f for f in frames if cuda.serves_strips(rec, f)), None)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
-    block = None
-    if strip_frame is not None:
-        block = cuda.strip_block(rec.dtype, cuda.strip_narrowing(rec) is not None)
+    block = _strips_block(rec) if strip_frame is not None else None
     pred = predict(cal, code, shape, steps, band_frame, strip_frame, block)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
