@@ -313,11 +313,9 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
         block = strip_block or cuda.strip_block(PROBE_DTYPE)
         out["strips"] = (cal.strip_step_s * strip_steps(n, m, block), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
-        from runtime.cuda import BAND_THREADS
-
         bands = _bands(cal.multiprocessors)
         wait = 0.0 if band_frame is not None else _barrier(cal, bands)
-        rounds = math.ceil(per_step / (bands * BAND_THREADS))
+        rounds = math.ceil(per_step / (bands * cuda.BAND_THREADS))
         out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
     coop = [(steps * (bar + math.ceil(per_step / (b * THREADS * UNROLL)) * cal.round_s), b)
             for b, bar in cal.barrier_s]
