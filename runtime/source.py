@@ -16,16 +16,18 @@ closures anyway).
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import inspect
+import types
 import textwrap
 from collections.abc import Callable, Collection
 from typing import Any
 
 from runtime.cache import CACHE
 
-__all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "function_namespace",
-           "constant_offsets", "axis_offsets", "Position", "position"]
+__all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "runs_anywhere",
+           "function_namespace", "constant_offsets", "axis_offsets", "Position", "position"]
 
 CHECK = "_dg_check"
 HOISTED = "_dg_arg"
@@ -309,6 +311,79 @@ def argument_loads(func: Callable[..., Any], ndim: int,
     for stmt in fn.body:  # the body only, as rewrite_reads: the same loads in the same order
         up.visit(stmt)
     return list(up.loads)
+
+
+#: Built-in functions of numbers a cell may call and still run anywhere (:func:`runs_anywhere`).
+_PURE_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "bool", "round", "pow"})
+#: Modules whose functions a cell may call and still run anywhere.
+_PURE_MODULES = frozenset({"math", "cmath", "numpy"})
+#: The statements of straight-line code.
+_STRAIGHT = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.Return, ast.Expr, ast.Pass)
+
+
+def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -> bool:
+    """Whether the cell function, its loads of ``hoist`` taken out (:func:`argument_loads`)
+    and its reads of ``M`` served by the caller, may run at indices outside the table and
+    on any values read, harmlessly: straight-line code (no loop, ``raise`` or nested
+    function), no subscript left but reads of ``M``, no call but of the built-ins
+    ``abs, min, max, int, float, bool, round, pow`` and of functions of ``math``,
+    ``cmath`` and ``numpy``.  Such a cell touches no memory the caller does not give it
+    and always finishes, so a kernel may compute it past the table's edge and drop the
+    value (the register strips' partial blocks, :func:`runtime.cuda.strip_fill`).
+    ``False`` when the source is not available.
+
+    Examples
+    --------
+    >>> def f(M, i, j, X, Y):
+    ...     if i == 0 or j == 0:
+    ...         return 0
+    ...     return max(M[i - 1, j], M[i - 1, j - 1] + (X[i - 1] == Y[j - 1]))
+    >>> runs_anywhere(f, 2, ("X", "Y")), runs_anywhere(f, 2, ("X",))
+    (True, False)
+    >>> def g(M, i, j, X):
+    ...     for k in range(i):
+    ...         X[0] += 1
+    ...     return M[i - 1, j]
+    >>> runs_anywhere(g, 2, ("X",))
+    False
+    """
+
+    def build() -> bool:
+        fn = _definition(func, ndim)
+        table = fn.args.args[0].arg
+        ns = function_namespace(func)
+        up = _hoisted(fn, ndim, hoist)
+        body = [up.visit(copy.deepcopy(stmt)) for stmt in fn.body]
+        for node in (sub for stmt in body for sub in ast.walk(stmt)):
+            if isinstance(node, ast.stmt) and not isinstance(node, _STRAIGHT):
+                return False
+            if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                                 ast.GeneratorExp)):
+                return False
+            if isinstance(node, ast.Subscript) and not (
+                    isinstance(node.value, ast.Name) and node.value.id == table
+                    and isinstance(node.ctx, ast.Load)):
+                return False
+            if isinstance(node, ast.Call) and not _pure_call(node.func, ns):
+                return False
+        return True
+
+    try:
+        return bool(_once(func, ("runs-anywhere", ndim, tuple(sorted(hoist))), build))
+    except SourceUnavailable:
+        return False
+
+
+def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:
+    """Whether ``f``, a called expression in a function of namespace ``ns``, names one
+    of :data:`_PURE_BUILTINS` or a function of one of :data:`_PURE_MODULES`."""
+    if isinstance(f, ast.Name):
+        return f.id in _PURE_BUILTINS and ns.get(f.id, getattr(builtins, f.id)) is \
+            getattr(builtins, f.id)
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+        mod = ns.get(f.value.id)
+        return isinstance(mod, types.ModuleType) and mod.__name__ in _PURE_MODULES
+    return False
 
 
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,

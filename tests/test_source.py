@@ -1,6 +1,7 @@
 """The cell function's source rewritten: reads of ``M`` redirected, argument loads taken out."""
 
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from runtime import source
 from runtime.cache import compile_source
 from runtime.source import (SourceUnavailable, argument_loads, axis_offsets, constant_offsets,
-                            function_namespace, rewrite_reads)
+                            function_namespace, rewrite_reads, runs_anywhere)
 
 
 def _cell(M, i, j, X, A, k):
@@ -73,6 +74,68 @@ def _keep(*_):
 @_keep(X[0])  # a load outside the body: not the cell's
 def _decorated(M, i, j, X):
     return X[i] + M[i - 1, j]
+
+
+def _straight(M, i, j, X, Y, w):
+    if i == 0 and j == 0:
+        return 0.0
+    cost = math.sqrt(abs(X[i] - Y[j - 1])) + np.float32(w)
+    best = min(M[i - 1, j], M[i, j - 1]) if i > 0 and j > 0 else M[max(i - 1, 0), j]
+    return cost + round(best, 3)
+
+
+def _looping(M, i, j, X, Y, w):
+    total = 0
+    for k in range(i):
+        total += M[k, j]
+    return total
+
+
+def _data_index(M, i, j, X, Y, w):
+    return M[i - 1, j] + Y[int(M[i, j - 1]) % 3]
+
+
+def _own_call(M, i, j, X, Y, w):
+    return _helper(M[i - 1, j]) + X[i]
+
+
+def _helper(x):
+    return x
+
+
+def _shadowed(M, i, j, X, Y, w):
+    return max(M[i - 1, j], X[i])
+
+
+def _rebound():
+    max = lambda *a: a[0]  # noqa: E731  # a name of the built-ins, bound to another function
+
+    def cell(M, i, j, X, Y, w):
+        return max(M[i - 1, j], X[i])
+
+    return cell
+
+
+def _storing(M, i, j, X, Y, w):
+    Y[0] = 1
+    return M[i - 1, j]
+
+
+@pytest.mark.parametrize("func, hoist, anywhere", [
+    (_straight, ("X", "Y"), True),  # if, built-ins, math and numpy calls, reads of M anywhere
+    (_straight, ("X",), False),  # Y's load stays in the cell: it may leave the array
+    (_looping, ("X", "Y"), False),
+    (_data_index, ("X", "Y"), False),  # an index read from the table is not taken out
+    (_own_call, ("X", "Y"), False),  # a function of the module's may read anything
+    (_storing, ("X", "Y"), False),
+    (_decorated, ("X",), True)])
+def test_cells_run_anywhere_when_straight_and_reading_only_the_table(func, hoist, anywhere):
+    assert runs_anywhere(func, 2, hoist) is anywhere
+
+
+def test_a_builtin_name_bound_to_another_function_does_not_run_anywhere():
+    assert runs_anywhere(_shadowed, 2, ("X",)) is True
+    assert runs_anywhere(_rebound(), 2, ("X",)) is False
 
 
 def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
