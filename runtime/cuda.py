@@ -55,7 +55,7 @@ from patterns import (DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, last_
                       step_line)
 from runtime.cache import CACHE, arg_tail, compile_source
 from runtime.narrow import Narrowing, narrowing
-from runtime.source import (Position, SourceUnavailable, _once, argument_loads,
+from runtime.source import (Position, SourceUnavailable, _once, argument_loads, runs_anywhere,
                             constant_offsets, function_namespace, rewrite_reads)
 from runtime.cpu import _unravel
 
@@ -920,7 +920,8 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
 
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
                   pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
-                  loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH) -> str:
+                  loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH,
+                  anywhere: bool = False) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND``; a full block's cells
@@ -940,7 +941,15 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     before from the ring into ``MF`` (the table as one row of cells), ``P`` runs of ``C B``
     cells of a row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
     the simulator (threads not in lockstep) the warp exchanges go through shared memory
-    with block barriers instead of shuffles, which the store warps meet too."""
+    with block barriers instead of shuffles, which the store warps meet too.  With
+    ``anywhere`` (only with ``K`` or ``score``: the compute warp stores no cell itself)
+    a lane computes its whole block even where it passes the table's last row or column,
+    instead of a guarded copy of the block that tests each cell: the cell runs
+    anywhere (:func:`runtime.source.runs_anywhere`) and the cells outside are never
+    stored, so a partial block costs no branch that splits the warp (on the H200,
+    session 18, with the ring at unsigned indices: at 32769², LCS 10.35 ms against
+    12.54 guarded, Smith-Waterman 8.96 against 11.19, edit distance 10.51 against 11.78;
+    DTW at 32767² 9.13 against 13.89)."""
     I = lambda e: _flip(e, "n", rows)  # noqa: E731
     J = lambda e: _flip(e, "m", cols)  # noqa: E731
     args = arg_tail(nargs)
@@ -1042,7 +1051,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     else:
         put(2, "k = cuda.shfl_sync(FULL, k, 0)")
     put(2, "if k >= nstrips:", "    return", f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
-        f"full = ub + {R} <= n", "cn = ZERO", "last = k == nstrips - 1",
+        *([] if anywhere else [f"full = ub + {R} <= n"]), "cn = ZERO",
+        "last = k == nstrips - 1",
         "above = ((k - 1) % nslots) * m", "below = (k % nslots) * m")
     put(2, *[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])
     put(2, *[f"l{r} = ZERO" for r in range(R)], *[f"t{c} = ZERO" for c in range(C)],
@@ -1084,10 +1094,14 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
           for c in range(C)])
     if K:
         put(3, f"rs = (s & {2 * B - 1}) * {SS}")
-    put(3, "if q >= 0 and q < nq:", f"    v0 = q * {C}", f"    if full and v0 + {C} <= m:")
-    block(5, False)
-    put(4, "else:")
-    block(5, True)
+    put(3, "if q >= 0 and q < nq:", f"    v0 = q * {C}")
+    if anywhere:  # every block whole, the cells past the table's edge never stored
+        block(4, False)
+    else:
+        put(4, f"if full and v0 + {C} <= m:")
+        block(5, False)
+        put(4, "else:")
+        block(5, True)
     put(4, *[f"l{r} = x{r}_{C - 1}" for r in range(R)], *[f"b{c} = x{R - 1}_{c}" for c in range(C)])
     put(4, "if lane == 31 and not last:")  # the strip's last row, for the strip below
     for c in range(C):
@@ -1351,6 +1365,13 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     (:func:`strip_narrowing`): the cells' registers, shuffles and boundary words are
     then 4 bytes whatever the table's type.
 
+    With store warps, a cell that runs anywhere (:func:`runtime.source.runs_anywhere`:
+    straight-line code whose only memory is its reads of ``M`` and the loads the kernel
+    makes for it, clamped into their arrays) is computed in whole blocks even past the
+    table's last row or column, and the store warps leave out the cells outside; other
+    cells keep a guarded copy of the block for the partial blocks, a branch that splits
+    the warp at every strip's end (:func:`_strip_source`).
+
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
     are not at constant offsets, or the cells are not numbers of at most 8 bytes.
@@ -1436,10 +1457,12 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
-    kind = (f"strips-{code}-{R}-{C}-{B}-{sim}-{score}-{K}-{'.'.join(arrays)}"
+    anywhere = bool(K or score) and runs_anywhere(rec.func, rec.ndim, arrays)
+    kind = (f"strips-{code}-{R}-{C}-{B}-{sim}-{score}-{K}-{anywhere}-{'.'.join(arrays)}"
             + (f"-pairs{n % 2}{m % 2}" if packed else "") + (f"-i32-{hash(narrow)}" if nw else ""))
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
-                                                   pairs, score, loads, K, B), "strips", cell,
+                                                   pairs, score, loads, K, B, anywhere),
+                   "strips", cell,
                    DT=rt.type, ZERO=rt.type(0),
                    int64=np.int64, U=np.uint64, FULL=np.uint32(0xFFFFFFFF), ENC=enc, DEC=dec,
                    SHUF=_shuffled(rt), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
@@ -1565,8 +1588,10 @@ def strip_score_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | N
     earlier strip left in the slot, and a slot is rewritten only after the strip below has
     read it (strip ``k + 2`` reaches a column only after strip ``k + 1`` has computed it,
     from the words it read).  The lane holding the last cell writes it out.  Same reads as
-    :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise), and the
-    same ``narrow``.
+    :func:`strip_fill` (the three nearest neighbours, ``ValueError`` otherwise), the
+    same ``narrow``, and whole blocks past the table's edge for a cell that runs anywhere
+    (on the H200, session 18, 32769²: LCS 9.24 ms against 10.85 guarded, Smith-Waterman
+    6.53 against 9.39).
     """
     code = PATTERNS[pattern_index].code
     nw = strip_narrowing(rec, narrow)

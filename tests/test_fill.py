@@ -517,6 +517,58 @@ def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, w
     assert res.kernel.endswith(f", {K} store warps{note})" if K else f" cells a lane{note})")
 
 
+def _clamped_reads(shape: tuple[int, int]) -> str:
+    """A nearest-neighbour NOSE recurrence whose loads of its arguments stay in the cell
+    (an index through ``max``: not an index expression the kernels take out), so the
+    cell does not run anywhere: past the table's last row, ``X[max(i, 0)]`` leaves ``X``."""
+    n, m = shape
+    return f"""
+X = np.arange({n}, dtype=np.int64) * 7 % 11
+Y = np.arange({m}, dtype=np.int64) * 5 % 13
+
+@recurrence(shape={shape}, dtype=np.int64, args=(X, Y))
+def rec(M, i, j, X, Y):
+    total = X[max(i, 0)] + 2 * Y[max(j, 0)]
+    if i > 0:
+        total += M[i - 1, j]
+        if j > 0:
+            total += 3 * M[i - 1, j - 1]
+    if j > 0:
+        total += M[i, j - 1]
+    return total % 1000003
+"""
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+def test_strips_compute_whole_blocks_past_the_edge_for_cells_that_run_anywhere(code, write_rec,
+                                                                              monkeypatch):
+    # 40 x 9: a last strip of 8 rows (32 a strip) and a last block of 1 column (4 a
+    # block).  A cell that runs anywhere takes no guarded copy of its block, a cell that
+    # loads its arguments itself does (run anywhere, it would load past X's end); both
+    # fill the whole table and the score as the reference does
+    from runtime import cuda
+    from runtime.source import runs_anywhere
+
+    sources: list[str] = []
+    build = cuda._strip_source
+    monkeypatch.setattr(cuda, "_strip_source", lambda *a: sources.append(build(*a)) or sources[-1])
+    shape = (40, 9)
+    anywhere = load(write_rec(neighbour_reads(code, shape, far=False)))
+    assert runs_anywhere(anywhere.func, 2, ("W",))
+    recs = [anywhere]
+    if code == "NOSE":
+        guarded = load(write_rec(_clamped_reads(shape)))
+        assert not runs_anywhere(guarded.func, 2, ("X", "Y"))
+        recs.append(guarded)
+    for rec in recs:
+        ref = make_plan(rec).reference
+        _same(cuda.strip_fill(rec, BY_CODE[code].index, 1, cols_per_step=4).table, ref)
+        score = cuda.strip_score_fill(rec, BY_CODE[code].index, 1, 4)
+        _same(np.asarray(score.value), ref[score.cell])
+    checks = ["if ub + 0 < n and v0 + 3 < m:" in src for src in sources]
+    assert checks == [False, False] + ([True, True] if code == "NOSE" else [])
+
+
 def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
     # by default as many store warps as keep a lane at 32 cells a batch (2 to 4), none
     # when their runs would not cover a strip or their ring would not fit; a count asked
