@@ -32,7 +32,8 @@ are resident)::
 
 where the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
-(:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch`),
+(:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch` for
+4-byte cells),
 ``R_p x C_p`` the probe's (4x2), whose step is
 measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
 blocks 1.7-2.1 of it (LCS, DTW at 32768, before the strips had store warps), about the
@@ -70,7 +71,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 9
+VERSION = 10
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 
@@ -230,7 +231,7 @@ def strip_steps(n: int, m: int, block: tuple[int, int]) -> float:
     from runtime.cuda import strip_batch, strip_block
 
     (R, C), (pr, pc) = block, strip_block(PROBE_DTYPE)
-    steps = m / C + n / R + math.ceil(n / (32 * R)) * (2 * strip_batch(R, C) + 31)
+    steps = m / C + n / R + math.ceil(n / (32 * R)) * (2 * strip_batch(R, C, PROBE_DTYPE) + 31)
     return steps * math.sqrt(R * C / (pr * pc))
 
 

@@ -74,8 +74,8 @@ THREADS = 256
 BAND_THREADS = 512
 
 #: Register strips: rows of a lane's block of cells (but for 4-byte floats), and blocks of
-#: the row above a strip fetched at a time (a power of 2) by the score's strips and, for
-#: blocks of fewer than 32 cells, the whole table's (:func:`strip_batch`); the block:
+#: the row above a strip fetched at a time (a power of 2) by the score's strips and, where
+#: the store warps' ring fits, the whole table's (:func:`strip_batch`); the block:
 #: :func:`strip_block`.
 STRIP_ROWS, STRIP_BATCH = 4, 4
 #: Bytes at most of the ring in shared memory through which a strip's store warps take its
@@ -1242,11 +1242,11 @@ def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
     --------
     >>> i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
     >>> strip_store_warps(4, 2, i4), strip_store_warps(8, 4, i4), strip_store_warps(3, 2, i4)
-    (2, 2, 0)
+    (2, 4, 0)
     >>> strip_store_warps(8, 8, i4), strip_store_warps(8, 8, i8)  # a ring of 33 or 67 KB
     (4, 0)
     """
-    K = min(4, max(2, R * C * strip_batch(R, C) // 32))
+    K = min(4, max(2, R * C * strip_batch(R, C, dtype) // 32))
     return 0 if _store_warps_misfit(R, C, K, dtype) else K
 
 
@@ -1262,7 +1262,7 @@ def _store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
     >>> _store_warps_misfit(4, 2, 3, np.dtype(np.int32))
     '3 store warps do not cover strips of 4x2 blocks in whole runs'
     """
-    B = strip_batch(R, C)
+    B = strip_batch(R, C, dtype)
     if not _store_runs_fit(R, C, K, B):
         return f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs"
     size = _ring_bytes(R, C, B, dtype)
@@ -1299,22 +1299,26 @@ def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype) -> int:
     return 2 * B * _ring_strides(R, C)[1] * np.dtype(dtype).itemsize
 
 
-def strip_batch(R: int, C: int) -> int:
-    """Steps a whole-table strip of ``R x C`` blocks takes as a batch (:func:`strip_fill`):
-    the blocks of the row above fetched at a time, and the steps between the store warps'
-    barriers; 2 for blocks of 32 cells or more, else ``STRIP_BATCH``.
+def strip_batch(R: int, C: int, dtype: np.dtype) -> int:
+    """Steps a whole-table strip of ``R x C`` blocks of ``dtype`` cells takes as a batch
+    (:func:`strip_fill`): the blocks of the row above fetched at a time, and the steps
+    between the store warps' barriers; ``STRIP_BATCH``, or 2 where the store warps' ring
+    of ``STRIP_BATCH`` steps would take more than ``RING_BYTES`` (:func:`_ring_bytes`).
 
-    On the H200 (session 13, 32768², default store warps, medians of 5): in batches of 2
-    against 4, DTW 8x4 10.14 against 10.91 ms, LCS 8x4 14.50 against 14.87, but LCS 4x2
-    17.22 against 16.31, edit distance 4x2 20.31 against 19.07, Smith-Waterman 4x2 21.17
-    against 20.40.
+    On the H200 (session 18, blocks whole past the table's edge, medians of 7): 8x4 cells
+    in int32 with 4 store warps in batches of 4 against 2 store warps in batches of 2, at
+    32769² LCS 9.74 against 10.19 ms, Smith-Waterman 8.33 against 9.46, edit distance
+    9.30 against 10.59; DTW (float32) at 32767² 8.64 against 9.50; at 32768² (32768² for
+    DTW) 9.56 against 9.41, 8.07 against 8.00, 8.79 against 9.09, 8.49 against 8.22.
+    (Session 13, before the blocks ran whole, found batches of 2 faster for 8x4.)
 
     Examples
     --------
-    >>> strip_batch(8, 4), strip_batch(4, 2)
-    (2, 4)
+    >>> i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
+    >>> strip_batch(8, 4, i4), strip_batch(4, 2, i8), strip_batch(8, 4, i8), strip_batch(8, 8, i4)
+    (4, 4, 2, 2)
     """
-    return 2 if R * C >= 32 else STRIP_BATCH
+    return STRIP_BATCH if _ring_bytes(R, C, STRIP_BATCH, dtype) <= RING_BYTES else 2
 
 
 def _store_runs_fit(R: int, C: int, K: int, B: int) -> bool:
@@ -1384,7 +1388,7 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     if store_warps and (why := _store_warps_misfit(R, C, K, rt)):  # one asked for
         raise ValueError(why)
     kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
-                                              strip_batch(R, C), nw)
+                                              strip_batch(R, C, rt), nw)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table: tuple[Any, ...]

@@ -80,7 +80,7 @@ def test_a_strip_step_weighs_its_blocks_cells():
         return predict(CAL, "NOSE", (n, m), n + m - 1, "NOSE", "NOSE", block)["strips"][0]
 
     def steps(R: int, C: int) -> float:
-        return m / C + n / R + -(-n // (32 * R)) * (2 * strip_batch(R, C) + 31)
+        return m / C + n / R + -(-n // (32 * R)) * (2 * strip_batch(R, C, np.dtype(np.int32)) + 31)
 
     assert strips("int32") == pytest.approx(CAL.strip_step_s * steps(4, 2))
     assert strips("float32") == pytest.approx(CAL.strip_step_s * 2 * steps(8, 4))

@@ -437,9 +437,9 @@ def test_tall_scores_take_wider_blocks(write_rec, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype, narrow, block", [
-    ("float32", True, "256 rows (8x4 cells a lane, 2 store warps)"),
-    ("int32", True, f"256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"),
-    ("int64", True, f"256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"),
+    ("float32", True, "256 rows (8x4 cells a lane, 4 store warps)"),
+    ("int32", True, f"256 rows (8x4 cells a lane, 4 store warps{NEAR_INT32})"),
+    ("int64", True, f"256 rows (8x4 cells a lane, 4 store warps{NEAR_INT32})"),
     ("int32", False, "128 rows (4x2 cells a lane, 2 store warps)"),
     ("int64", False, "128 rows (4x2 cells a lane, 2 store warps)"),
     ("uint32", True, "128 rows (4x2 cells a lane, 2 store warps)")])
@@ -499,14 +499,16 @@ def test_strips_store_four_byte_cells_in_pairs(code, shape, dtype, C, write_rec)
     ("SENO", (70, 9), 2, 2, 1, "int32", True), ("SONE", (37, 35), 1, 4, 2, "int64", False),
     ("NESO", (70, 70), 4, 2, 1, "float32", True), ("NOSE", (1, 40), 2, 4, 4, "int32", False),
     ("NOSE", (40, 1), 1, 2, 1, "int64", True), ("SENO", (101, 3), 1, 1, 2, "float64", True),
-    ("SONE", (300, 21), 8, 4, 2, "float32", True), ("NESO", (130, 19), 4, 8, 2, "int32", True),
+    ("SONE", (300, 21), 8, 4, 4, "float32", True), ("NESO", (130, 19), 4, 8, 4, "int32", True),
+    ("SENO", (260, 7), 8, 4, 2, "float64", True),
     ("SONE", (33, 66), 3, 2, 0, "int64", True), ("NESO", (33, 20), 3, 2, 0, "int64", False)])
 def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, write_rec):
     # K warps beside the compute warp store its cells from a ring in shared memory: every
     # flip, tables thinner than a block, several strips, runs cut by the table's edges,
-    # batches of 4 steps and (blocks of 32 cells) of 2; K = 0 (3 rows a lane, where the
-    # default count's runs would not cover a strip evenly) stores as before; integer
-    # cells computed in int32 (int64 ones widened as they are stored) or as numba types them
+    # batches of 4 steps and (8x4 blocks of 8-byte cells, whose ring of 4 would not fit) of
+    # 2; K = 0 (3 rows a lane, where the default count's runs would not cover a strip
+    # evenly) stores as before; integer cells computed in int32 (int64 ones widened as they
+    # are stored) or as numba types them
     from runtime import cuda
 
     rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
@@ -577,7 +579,7 @@ def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
 
     i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
     assert [cuda.strip_store_warps(R, C, i4) for R, C in ((4, 2), (8, 4), (1, 1), (3, 2))] == [
-        2, 2, 2, 0]
+        2, 4, 2, 0]
     assert cuda.strip_store_warps(8, 8, i4) == 4 and cuda.strip_store_warps(8, 8, i8) == 0
     rec = load(write_rec(neighbour_reads("NOSE", (40, 9), far=False)))
     with pytest.raises(ValueError, match="3 store warps do not cover strips of 4x2 blocks"):
@@ -592,7 +594,7 @@ def test_tiled_fill_takes_strips_for_nearest_reads(write_rec):
 
     rec = load(write_rec(neighbour_reads("NESO", (6, 5), far=False)))
     res = cuda.tiled_fill(rec, BY_CODE["NESO"].index, 4)
-    assert res.kernel == f"register strips of 256 rows (8x4 cells a lane, 2 store warps{NEAR_INT32})"
+    assert res.kernel == f"register strips of 256 rows (8x4 cells a lane, 4 store warps{NEAR_INT32})"
     _same(res.table, make_plan(rec).reference)
 
 
