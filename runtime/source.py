@@ -325,9 +325,9 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
     """Whether the cell function, its loads of ``hoist`` taken out (:func:`argument_loads`)
     and its reads of ``M`` served by the caller, may run at indices outside the table and
     on any values read, harmlessly: straight-line code (no loop, ``raise`` or nested
-    function), no subscript left but reads of ``M``, no call but of the built-ins
-    ``abs, min, max, int, float, bool, round, pow`` and of functions of ``math``,
-    ``cmath`` and ``numpy``.  Such a cell touches no memory the caller does not give it
+    function), no subscript left but reads of ``M`` and extents ``A.shape[k]`` (``k`` a
+    literal), no call but of the built-ins ``abs, min, max, int, float, bool, round, pow``
+    and of functions of ``math``, ``cmath`` and ``numpy``.  Such a cell touches no memory the caller does not give it
     and always finishes, so a kernel may compute it past the table's edge and drop the
     value (the register strips' partial blocks, :func:`runtime.cuda.strip_fill`).
     ``False`` when the source is not available.
@@ -361,8 +361,8 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
                                  ast.GeneratorExp)):
                 return False
             if isinstance(node, ast.Subscript) and not (
-                    isinstance(node.value, ast.Name) and node.value.id == table
-                    and isinstance(node.ctx, ast.Load)):
+                    isinstance(node.ctx, ast.Load) and (_reads_table(node, table)
+                                                        or _reads_shape(node))):
                 return False
             if isinstance(node, ast.Call) and not _pure_call(node.func, ns):
                 return False
@@ -372,6 +372,17 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
         return bool(_once(func, ("runs-anywhere", ndim, tuple(sorted(hoist))), build))
     except SourceUnavailable:
         return False
+
+
+def _reads_table(node: ast.Subscript, table: str) -> bool:
+    """Whether ``node`` subscripts the table ``table``."""
+    return isinstance(node.value, ast.Name) and node.value.id == table
+
+
+def _reads_shape(node: ast.Subscript) -> bool:
+    """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k``."""
+    return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int)
 
 
 def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:

@@ -84,6 +84,14 @@ def _straight(M, i, j, X, Y, w):
     return cost + round(best, 3)
 
 
+def _extent(M, i, j, X, Y, w):
+    return M[i - 1, j] + (X[i] if i < X.shape[0] else 0)
+
+
+def _any_extent(M, i, j, X, Y, w):
+    return M[i - 1, j] + X.shape[i]
+
+
 def _looping(M, i, j, X, Y, w):
     total = 0
     for k in range(i):
@@ -124,6 +132,8 @@ def _storing(M, i, j, X, Y, w):
 @pytest.mark.parametrize("func, hoist, anywhere", [
     (_straight, ("X", "Y"), True),  # if, built-ins, math and numpy calls, reads of M anywhere
     (_straight, ("X",), False),  # Y's load stays in the cell: it may leave the array
+    (_extent, ("X",), True),  # an array's extent is no load
+    (_any_extent, ("X",), False),  # an extent at a computed place
     (_looping, ("X", "Y"), False),
     (_data_index, ("X", "Y"), False),  # an index read from the table is not taken out
     (_own_call, ("X", "Y"), False),  # a function of the module's may read anything
