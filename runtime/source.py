@@ -19,8 +19,8 @@ import ast
 import builtins
 import copy
 import inspect
-import types
 import textwrap
+import types
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -57,6 +57,11 @@ def function_namespace(func: Callable[..., Any]) -> dict[str, Any]:
     return ns
 
 
+def _reads_table(node: ast.Subscript, table: str) -> bool:
+    """Whether ``node`` subscripts the table ``table``."""
+    return isinstance(node.value, ast.Name) and node.value.id == table
+
+
 class _Reads(ast.NodeTransformer):
     def __init__(self, table: str, cell: list[str], read: str):
         self.table, self.cell, self.read = table, cell, read
@@ -64,7 +69,7 @@ class _Reads(ast.NodeTransformer):
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
-        if not (isinstance(node.value, ast.Name) and node.value.id == self.table):
+        if not _reads_table(node, self.table):
             return node
         if not isinstance(node.ctx, ast.Load):
             return node  # a write: the tracer already refuses those
@@ -142,8 +147,7 @@ def _reads(func: Callable[..., Any], ndim: int,
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load):
             raise SourceUnavailable(f"index {node.id!r} is reassigned (line {node.lineno})")
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
-                and node.value.id == table:
+        if isinstance(node, ast.Subscript) and _reads_table(node, table):
             subscripts.add(id(node.value))
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             found.append(offset(list(elts)))
@@ -327,9 +331,10 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
     on any values read, harmlessly: straight-line code (no loop, ``raise`` or nested
     function), no subscript left but reads of ``M`` and extents ``A.shape[k]`` (``k`` a
     literal), no call but of the built-ins ``abs, min, max, int, float, bool, round, pow``
-    and of functions of ``math``, ``cmath`` and ``numpy``.  Such a cell touches no memory the caller does not give it
-    and always finishes, so a kernel may compute it past the table's edge and drop the
-    value (the register strips' partial blocks, :func:`runtime.cuda.strip_fill`).
+    and of functions of ``math``, ``cmath`` and ``numpy``.  Such a cell touches no memory
+    the caller does not give it and always finishes, so a kernel may compute it past the
+    table's edge and drop the value (the register strips' partial blocks,
+    :func:`runtime.cuda.strip_fill`).
     ``False`` when the source is not available.
 
     Examples
@@ -372,11 +377,6 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
         return bool(_once(func, ("runs-anywhere", ndim, tuple(sorted(hoist))), build))
     except SourceUnavailable:
         return False
-
-
-def _reads_table(node: ast.Subscript, table: str) -> bool:
-    """Whether ``node`` subscripts the table ``table``."""
-    return isinstance(node.value, ast.Name) and node.value.id == table
 
 
 def _reads_shape(node: ast.Subscript) -> bool:
