@@ -24,6 +24,7 @@ import types
 from collections.abc import Callable, Collection
 from typing import Any
 
+from runtime import speculate as guards
 from runtime.cache import CACHE
 
 __all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "runs_anywhere",
@@ -399,7 +400,7 @@ def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:
 
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
                   cell_args: bool = True, hoist: Collection[str] = (),
-                  narrow: Collection[Position] = ()) -> str:
+                  narrow: Collection[Position] = (), speculate: bool = False) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
 
     The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
@@ -414,6 +415,10 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
 
     ``narrow`` (the positions of :class:`runtime.narrow.Narrowing`) wraps the values
     there in ``_dg_i32(...)``, which the caller binds to ``numpy.int32``.
+
+    With ``speculate``, the body is computed whatever the cell and its guards applied
+    last, as selects, where :func:`runtime.speculate.speculate` can (for a caller whose
+    reads of ``M`` are harmless at any index, and that has checked :func:`runs_anywhere`).
 
     Examples
     --------
@@ -438,6 +443,8 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     up = _hoisted(fn, ndim, hoist)
     body = [up.visit(stmt) for stmt in body]
     fn.body = (entry if cell_args else []) + body
+    if speculate:
+        guards.speculate(fn, (read, NARROW))
     fn.decorator_list = []
     fn.name = name
     fn.args.args += [ast.arg(CHECK)] + [ast.arg(v) for v in up.loads.values()]

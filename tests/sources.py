@@ -57,3 +57,37 @@ def rec(M, i, j, W):
         total += 5 * M[{_signed('i', a)}, {_signed('j', b)}]{far_read}
     return total % 1000003
 """
+
+
+def guarded_reads(code: str, shape: tuple[int, int], dtype: str = "int64") -> str:
+    """A recurrence of ``shape`` and NumPy ``dtype`` reading its nearest neighbours up,
+    left and up-left in ``code``'s NOSE frame, written as the alignment cells are: guards
+    (``if test: return value``) on the frame's first row and column and on its data, an
+    assignment before them and an ``if`` after them (the form the strips compute whole,
+    guards last, :mod:`runtime.speculate`)."""
+    from patterns import DIAGONAL_FLIPS
+
+    rows, cols = DIAGONAL_FLIPS[code]
+    a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
+    n, m = shape
+    i0, j0 = (n - 1 if rows else 0), (m - 1 if cols else 0)  # the frame's first row, column
+    up, left = _signed("i", a), _signed("j", b)
+    return f"""
+W = np.arange(1, {n + m + 2}, dtype=np.int64) % 5
+
+@recurrence(shape={shape}, dtype=np.{dtype}, args=(W,))
+def rec(M, i, j, W):
+    w = W[i] + 2 * W[j]
+    if i == {i0} and j == {j0}:
+        return w
+    if i == {i0}:
+        return w + M[i, {left}]
+    if j == {j0}:
+        return w + M[{up}, j]
+    if W[i] == W[j]:
+        return M[{up}, {left}] + 1
+    best = max(M[{up}, j], M[i, {left}])
+    if w > 6:
+        best -= 3
+    return best + w
+"""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sources import neighbour_reads
+from sources import guarded_reads, neighbour_reads
 from stencil import make_stencil, pattern_offsets
 
 from depgraph import Family, analyze, load, recurrence
@@ -569,6 +569,26 @@ def test_strips_compute_whole_blocks_past_the_edge_for_cells_that_run_anywhere(c
         _same(np.asarray(score.value), ref[score.cell])
     checks = ["if ub + 0 < n and v0 + 3 < m:" in src for src in sources]
     assert checks == [False, False] + ([True, True] if code == "NOSE" else [])
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+def test_strips_apply_a_cells_guards_last(code, write_rec, monkeypatch):
+    # 40 x 9 (a last strip of 8 rows, a last block of 1 column): a cell written with
+    # guards on the frame's first row and column and on its data is computed whole at
+    # every cell, its guards applied last (runtime.speculate), and fills the table and
+    # the score as the reference does
+    from runtime import cuda, speculate
+
+    done: list[bool] = []
+    build = speculate.speculate
+    monkeypatch.setattr(speculate, "speculate",
+                        lambda fn, calls=(): done.append(build(fn, calls)) or done[-1])
+    rec = load(write_rec(guarded_reads(code, (40, 9))))
+    ref = make_plan(rec).reference
+    _same(cuda.strip_fill(rec, BY_CODE[code].index, 1, cols_per_step=4).table, ref)
+    score = cuda.strip_score_fill(rec, BY_CODE[code].index, 1, 4)
+    _same(np.asarray(score.value), ref[score.cell])
+    assert done == [True]  # one cell function for both, its guards applied last
 
 
 def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):

@@ -94,6 +94,17 @@ def test_strips_tiles_and_scores_at_4100(code, write_rec):
                 assert score.value == plan.reference[score.cell]
 
 
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+def test_guarded_cells_in_strips_at_4100(code, write_rec):
+    from sources import guarded_reads
+
+    rec = load(write_rec(guarded_reads(code, (4100, 4099))))
+    plan = make_plan(rec)
+    np.testing.assert_array_equal(cuda.strip_fill(rec, BY_CODE[code].index).table, plan.reference)
+    score = cuda.strip_score_fill(rec, BY_CODE[code].index)
+    assert score.value == plan.reference[score.cell]
+
+
 def test_alignment_cases_at_4100():
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     from wave_cases import CASES
