@@ -291,9 +291,8 @@ def _hoisted(fn: ast.FunctionDef, ndim: int, hoist: Collection[str]) -> _Hoist:
     params = [a.arg for a in fn.args.args]
     index = params[1:1 + ndim]
     arrays = set(hoist) & set(params[1 + ndim:])
-    stored = {n.id for n in ast.walk(fn)
-              if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    return _Hoist(set() if stored & (arrays | set(index)) else arrays, index)
+    assigned = guards.stored([fn])
+    return _Hoist(set() if assigned & (arrays | set(index)) else arrays, index)
 
 
 def argument_loads(func: Callable[..., Any], ndim: int,
@@ -368,7 +367,7 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
                 return False
             if isinstance(node, ast.Subscript) and not (
                     isinstance(node.ctx, ast.Load) and (_reads_table(node, table)
-                                                        or _reads_shape(node))):
+                                                        or guards.extent(node))):
                 return False
             if isinstance(node, ast.Call) and not _pure_call(node.func, ns):
                 return False
@@ -378,12 +377,6 @@ def runs_anywhere(func: Callable[..., Any], ndim: int, hoist: Collection[str]) -
         return bool(_once(func, ("runs-anywhere", ndim, tuple(sorted(hoist))), build))
     except SourceUnavailable:
         return False
-
-
-def _reads_shape(node: ast.Subscript) -> bool:
-    """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k``."""
-    return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int)
 
 
 def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:

@@ -41,7 +41,7 @@ import ast
 import copy
 from collections.abc import Collection
 
-__all__ = ["RESULT", "speculate"]
+__all__ = ["RESULT", "speculate", "extent", "stored"]
 
 #: The variable the rewritten body computes its value into.
 RESULT = "_dg_v"
@@ -77,11 +77,16 @@ def _safe(node: ast.expr, calls: Collection[str]) -> bool:
         return (isinstance(node.func, ast.Name) and node.func.id in (_CALLS | set(calls))
                 and not node.keywords and all(not isinstance(a, ast.Starred)
                                               and _safe(a, calls) for a in node.args))
-    if isinstance(node, ast.Subscript):  # an extent, A.shape[k]
-        return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-                and isinstance(node.value.value, ast.Name)
-                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int)
+    if isinstance(node, ast.Subscript):  # an extent of a named array
+        return (extent(node) and isinstance(node.value, ast.Attribute)
+                and isinstance(node.value.value, ast.Name))
     return False
+
+
+def extent(node: ast.Subscript) -> bool:
+    """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k``."""
+    return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int)
 
 
 def _safe_statements(stmts: list[ast.stmt], calls: Collection[str]) -> bool:
@@ -137,7 +142,8 @@ def _lower(stmts: list[ast.stmt]) -> list[ast.stmt] | None:
     return None
 
 
-def _stored(nodes: list[ast.stmt]) -> set[str]:
+def stored(nodes: list[ast.stmt]) -> set[str]:
+    """The names ``nodes`` assign (or delete)."""
     return {n.id for s in nodes for n in ast.walk(s)
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
 
@@ -180,7 +186,7 @@ def speculate(fn: ast.FunctionDef, calls: Collection[str] = ()) -> bool:
     guards = [s for s in body if _guard(s)]
     if not guards or not _safe_statements(body, calls):
         return False
-    if any(_loaded([s]) & _stored(body[k + 1:]) for k, s in enumerate(body) if _guard(s)):
+    if any(_loaded([s]) & stored(body[k + 1:]) for k, s in enumerate(body) if _guard(s)):
         return False
     rest = _lower([s for s in body if not _guard(s)])
     if rest is None:
