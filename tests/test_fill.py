@@ -366,7 +366,7 @@ def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, C,
     assert res.cell == ((0 if rows else shape[0] - 1), (0 if cols else shape[1] - 1))
     _same(np.asarray(res.value), make_plan(rec).reference[res.cell])
     strips = -(-shape[0] // (32 * R))
-    assert res.kept == min(2, max(1, strips - 1)) * shape[1]
+    assert res.kept == min(2, max(1, strips - 1)) * (shape[1] + C)  # a slot: m + C values
     note = NEAR_INT32 if dtype in ("int32", "int64") else ""
     assert res.note.startswith(f"register strips of {32 * R} rows ({R}x{C} cells a lane{note}) "
                                "in one launch, no cell stored")
@@ -473,7 +473,7 @@ def test_strips_hand_rows_down_through_a_ring_of_two_slots(code, dtype, write_re
 
     rec = load(write_rec(neighbour_reads(code, (200, 13), far=False, dtype=dtype)))
     _, _, (ring, _), (strips, slots) = cuda._strip_kernel(rec, BY_CODE[code].index, 1, 2, False)
-    assert (strips, slots) == (7, 2) and ring.size == 2 * 13 * cuda._words(rec.dtype)
+    assert (strips, slots) == (7, 2) and ring.size == 2 * (13 + 2) * cuda._words(rec.dtype)
     res = cuda.strip_fill(rec, BY_CODE[code].index, 1, cols_per_step=2)
     _same(res.table, make_plan(rec).reference)
 
