@@ -929,9 +929,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     lane 31 stores its block's last row whole, with no test per column: on the H200,
     session 20, side by side, scores at 200000² 8-13% faster, Smith-Waterman 32768² 7.78
     ms against 8.20, other 8x4 and 4x2 tables within 2%, 8x8 blocks 12-19% slower); a
-    full block's cells
-    stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`) says, through
-    ``MP``, the table as 8-byte words.  A full block's stores, the boundary ring's stores,
+    full block's cells stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`)
+    says, through ``MP``, the table as 8-byte words.  A full block's stores, the boundary ring's stores,
     lane 0's reads of the fetched row and both sides of the store warps' ring (below)
     index by unsigned integers (``U``), so numba leaves out its wraparound of negative
     indices (the ring's: on the H200, session 18, 32769², LCS 12.54 ms against 13.86,
