@@ -776,9 +776,9 @@ def bands(M, progress{args}):
         while {b} < hi:
 {cells}
             {b} += {U} * T
-        cuda.threadfence()
         cuda.syncthreads()
         if r == 0:
+            cuda.threadfence()
             cuda.atomic.exch(progress, c, int32({a} + 1))
 """
 
@@ -789,7 +789,8 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     ``B`` owns the ``c``-th of ``B`` equal slices of every step (a band of columns, for
     rows) and walks the steps in order, ``unroll`` cells a thread computed before any is
     stored, publishing after each step how many it has finished (a progress counter per
-    band, after a memory fence).  The cell's loads of its arguments that depend on the
+    band; after the block's barrier, the thread that publishes makes the memory fence, once
+    for the block, as the cooperative groups' grid barrier does).  The cell's loads of its arguments that depend on the
     step only (the knapsack's ``w[i - 1]``) are made by the kernel a step ahead
     (:func:`_argument_loads`), so no cell's address waits on a load.
 
