@@ -790,9 +790,9 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     rows) and walks the steps in order, ``unroll`` cells a thread computed before any is
     stored, publishing after each step how many it has finished (a progress counter per
     band; after the block's barrier, the thread that publishes makes the memory fence, once
-    for the block, as the cooperative groups' grid barrier does).  The cell's loads of its arguments that depend on the
-    step only (the knapsack's ``w[i - 1]``) are made by the kernel a step ahead
-    (:func:`_argument_loads`), so no cell's address waits on a load.
+    for the block, as the cooperative groups' grid barrier does).  The cell's loads of its
+    arguments that depend on the step only (the knapsack's ``w[i - 1]``) are made by the
+    kernel a step ahead (:func:`_argument_loads`), so no cell's address waits on a load.
 
     Before step ``a`` a block needs every band its reads reach to have finished ``a``
     steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
@@ -931,12 +931,12 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     session 20, side by side, scores at 200000² 8-13% faster, Smith-Waterman 32768² 7.78
     ms against 8.20, other 8x4 and 4x2 tables within 2%, 8x8 blocks 12-19% slower); a
     full block's cells stored two to an 8-byte word where ``pairs`` (:func:`_pair_stores`)
-    says, through ``MP``, the table as 8-byte words.  A full block's stores, the boundary ring's stores,
-    lane 0's reads of the fetched row and both sides of the store warps' ring (below)
-    index by unsigned integers (``U``), so numba leaves out its wraparound of negative
-    indices (the ring's: on the H200, session 18, 32769², LCS 12.54 ms against 13.86,
-    Smith-Waterman 11.19 against 12.86).  With ``score``, no cell is stored but
-    the last one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads``
+    says, through ``MP``, the table as 8-byte words.  A full block's stores, the boundary
+    ring's stores, lane 0's reads of the fetched row and both sides of the store warps'
+    ring (below) index by unsigned integers (``U``), so numba leaves out its wraparound
+    of negative indices (the ring's: on the H200, session 18, 32769², LCS 12.54 ms
+    against 13.86, Smith-Waterman 11.19 against 12.86).  With ``score``, no cell is
+    stored but the last one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads``
     (:func:`_argument_loads`) are the cell's loads of its arguments, which the kernel
     makes and passes in: once a strip those that do not depend on the column, the others
     a step ahead, so the cells wait on no load and their branches can become selects.
