@@ -278,23 +278,26 @@ def ready(M, order, indptr, indices, done, ticket{args}):
 def _rewritten_cell(rec: Recurrence, key: tuple[Any, ...], read: str,
                     names: dict[str, Any], cell_args: bool = True,
                     hoist: tuple[str, ...] = (), narrow: frozenset[Position] = frozenset(),
-                    speculate: bool = False) -> Any:
+                    speculate: bool = False, kept: Sequence[tuple[int, ...]] = ()) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
     function ``read`` (source, compiled with ``names``), cached under ``key``; see
     :func:`runtime.source.rewrite_reads` for its arguments (``hoist``: the arrays whose
     loads the caller makes; ``narrow``: the values computed in int32; ``speculate``: the
-    guards applied last, as selects).
+    guards applied last, as selects; ``kept``: the offsets whose reads call ``read_kept``,
+    which ``read`` then defines too).
     ``SourceUnavailable`` when the cell function's source cannot be rewritten."""
 
     def build() -> Any:
         cuda = _cuda()
         ns = {**function_namespace(rec.func), "_dg_i32": np.int32}
         ns["_dg_read"] = cuda.jit(device=True)(compile_source(read, "read", names))
+        if kept:
+            ns["_dg_read_kept"] = cuda.jit(device=True)(compile_source(read, "read_kept", names))
         body = rewrite_reads(rec.func, rec.ndim, "_dg_read", "_dg_cell", cell_args=cell_args,
-                             hoist=hoist, narrow=narrow, speculate=speculate)
+                             hoist=hoist, narrow=narrow, speculate=speculate, kept=kept)
         return cuda.jit(device=True)(compile_source(body, "_dg_cell", ns))
 
-    return CACHE.get(rec.func, ("cuda", *key, *hoist, narrow, speculate), build)
+    return CACHE.get(rec.func, ("cuda", *key, *hoist, narrow, speculate, *kept), build)
 
 
 def _ready_cell(rec: Recurrence) -> Any:
@@ -306,16 +309,18 @@ def _ready_cell(rec: Recurrence) -> Any:
 
 
 def _kernel(rec: Recurrence, kind: str, source: str | Callable[[], str], name: str,
-            cell: Any = None, **names: Any) -> Any:
+            cell: Any = None, registers: int | None = None, **names: Any) -> Any:
     """The kernel ``name`` compiled from ``source`` (or what the callable ``source``
     returns, built only when the kernel is not cached yet) with ``cell`` (by default the
     cell function itself) and ``names`` in its namespace, cached per cell function under
-    ``kind``."""
+    ``kind``; at most ``registers`` registers a thread when given (the simulator has no
+    registers)."""
 
     def build() -> Any:
         cuda = _cuda()
         ns = {"cuda": cuda, "cell": _device_cell(rec) if cell is None else cell, **names}
-        return cuda.jit(compile_source(source() if callable(source) else source, name, ns))
+        jit = cuda.jit(max_registers=registers) if registers and not _simulated() else cuda.jit
+        return jit(compile_source(source() if callable(source) else source, name, ns))
 
     return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
 
@@ -460,37 +465,84 @@ def read(M, ck, a, b):
 """
 
 
-def _coherent_cell(rec: Recurrence, hoisted: bool = False) -> Any:
+#: A band's reads (:func:`band_fill`) with its step in a window: ``ctx`` is ``(W, slot,
+#: first, width)``, the band's cells of the step before in ``W[slot, :width]`` from its
+#: position ``first`` along the step (``width`` 0: no window).  A read of the step before
+#: in the window is served from it, from global memory past L1 otherwise (one unsigned
+#: 32-bit comparison tells both sides of the window).  ``{sa}``, ``{sx}``: the read's and
+#: the cell's step; ``{pa}``: the read's position along the step, in the band's frame.
+#: ``read_kept`` serves the cell's own position of the step before, which its thread
+#: computed and kept in the register ``v``.
+_WINDOW_BAND_READ = """
+def read(M, ctx, x0, x1, a, b):
+    n = M.shape[0]
+    m = M.shape[1]
+    if {sa} == {sx} - 1:
+        k = uint32(int32({pa}) - int32(ctx[2]))
+        if k < uint32(ctx[3]):
+            return ctx[0][ctx[1], k]
+    return LOAD(M, ({ia}, {ib}))
+
+
+def read_kept(M, ctx, v, a, b):
+    return v
+"""
+
+
+def _coherent_cell(rec: Recurrence, hoisted: bool = False,
+                   window: tuple[str, bool, bool] | None = None) -> Any:
     """The cell function as a device function ``cell(M, i, j, *args, *values)`` whose
     reads of ``M`` skip L1 (for kernels that read cells other blocks wrote in the same
     launch); with ``hoisted``, its loads of its array arguments are the caller's, passed
-    in as ``values`` in the order of :func:`_argument_loads`.  ``SourceUnavailable`` when
-    its source cannot be rewritten or the cells are not integers or floats."""
+    in as ``values`` in the order of :func:`_argument_loads`.  With ``window = (along,
+    rows flipped, columns flipped)`` it is ``cell(M, i, j, *args, ctx, kept, *values)``,
+    a band's cell whose reads of the step before may come from the band's window and
+    whose read of its own position there from ``kept`` (:data:`_WINDOW_BAND_READ`; steps
+    along ``u``, the rows, or ``v``).
+    ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
+    integers or floats."""
     _loadable(rec.dtype)
     hoist, loads = _argument_loads(rec) if hoisted else ((), [])
+    read, kept = _COHERENT_READ, ()
+    if window:
+        along, rows, cols = window
+        back = 1 if (rows if along == "u" else cols) else -1  # the step before, unflipped
+        kept = ((back, 0) if along == "u" else (0, back),)
+        frame = {"a": _flip("a", "n", rows), "x0": _flip("x0", "n", rows),
+                 "b": _flip("b", "m", cols), "x1": _flip("x1", "m", cols)}
+        step, at = ("a", "b") if along == "u" else ("b", "a")
+        cell_step = "x0" if along == "u" else "x1"
+        read = _WINDOW_BAND_READ.format(sa=frame[step], sx=frame[cell_step], pa=frame[at],
+                                        ia=_index("a", rec.shape), ib=_index("b", rec.shape))
 
     def build() -> Any:
         cuda = _cuda()
-        inner = _rewritten_cell(rec, ("coherent-cell",), _COHERENT_READ,
-                                {**_coherent(cuda), "int64": np.int64}, cell_args=False,
-                                hoist=hoist)
+        inner = _rewritten_cell(rec, ("coherent-cell", window), read,
+                                {**_coherent(cuda), "int64": np.int64, "int32": np.int32,
+                                 "uint32": np.uint32},
+                                cell_args=bool(window), hoist=hoist, kept=kept)
         tail = arg_tail(len(rec.args))
         vals = "".join(f", v{k}" for k in range(len(loads)))
+        ctx = ", ctx, kept" if window else ""
         return cuda.jit(device=True)(compile_source(
-            f"def cell(M, i, j{tail}{vals}):\n    return inner(M, i, j{tail}, 0{vals})\n",
+            f"def cell(M, i, j{tail}{ctx}{vals}):\n"
+            f"    return inner(M, i, j{tail}, {ctx[2:] if window else '0'}{vals})\n",
             "cell", {"inner": inner}))
 
-    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", *hoist), build)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", window, *hoist), build)
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
-                    indent: str, bound: str | None = None, values: Sequence[str] = ()
-                    ) -> list[str]:
+                    indent: str, bound: str | None = None, values: Sequence[str] = (),
+                    keep: Sequence[str] = (), cell: str = "cell") -> list[str]:
     """Source lines computing ``unroll`` cells ``(i, j)``, the ``k``-th with ``var``
     advanced by ``k * stride``, every cell before any is stored (the cells are
-    independent, so their reads overlap).  With ``bound``, ``var`` stops short of it: a
-    cell past it is computed at ``bound - 1`` instead and not stored.  ``values`` are the
-    cell's last arguments, format strings over its indices' names (``{0}``, ``{1}``).
+    independent, so their reads overlap); the ``k``-th cell's value is ``x{k}``.  With
+    ``bound``, ``var`` stops short of it: a cell past it is computed at ``bound - 1``
+    instead and not stored.  ``values`` are the cell's last arguments, format strings
+    over its indices' names and its number (``{0}``, ``{1}``, ``{2}``); ``keep``,
+    statements made for every cell after the stores, stored or not, over those and
+    ``var`` advanced (``{3}``); ``cell``, the name of the function called.
 
     Examples
     --------
@@ -504,18 +556,22 @@ def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: st
     M[i0, j0] = x0
     M[i1, j1] = x1
     """
-    lines, stores = [], []
+    lines: list[str] = []
+    stores: list[str] = []
+    kept: list[str] = []
     for k in range(unroll):
         shifted = f"({var} + {k} * {stride})"
         clamped = f"min({shifted}, {bound} - 1)" if bound and k else shifted
         at = (lambda e: re.sub(rf"\b{var}\b", clamped, e)) if k else str
+        names = (f"i{k}", f"j{k}", k, shifted)
         lines += [f"{indent}i{k} = {at(i)}", f"{indent}j{k} = {at(j)}",
-                  f"{indent}x{k} = cell(M, i{k}, j{k}{tail}"
-                  + "".join(f", {v.format(f'i{k}', f'j{k}')}" for v in values) + ")"]
+                  f"{indent}x{k} = {cell}(M, i{k}, j{k}{tail}"
+                  + "".join(f", {v.format(*names)}" for v in values) + ")"]
         store = f"M[i{k}, j{k}] = x{k}"
         stores += ([f"{indent}if {shifted} < {bound}:", f"{indent}    {store}"] if bound and k
                    else [f"{indent}{store}"])
-    return lines + stores
+        kept += [f"{indent}{x.format(*names)}" for x in keep]
+    return lines + stores + kept
 
 
 def _unrolled_step(code: str, unroll: int, nargs: int) -> str:
@@ -606,6 +662,19 @@ def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
 
 def _flip(expr: str, size: str, flipped: bool) -> str:
     return f"({size} - 1 - ({expr}))" if flipped else f"({expr})"
+
+
+def _index(expr: str, shape: tuple[int, ...]) -> str:
+    """``expr``, an index into a table of ``shape``, as an int64 the compiler knows is not
+    negative when every side is under 2**31 (taken through uint32), so indexing with it
+    leaves out numba's test for negative indices.
+
+    Examples
+    --------
+    >>> _index("i", (5, 7)), _index("i", (2**31, 1))
+    ('int64(uint32(i))', 'int64(i)')
+    """
+    return f"int64(uint32({expr}))" if max(shape) < 2**31 else f"int64({expr})"
 
 
 def _loadable(dtype: np.dtype) -> None:
@@ -741,7 +810,12 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
 
 #: Bands: each block owns a fixed band of every step's cells and walks the steps in
 #: order; before step ``a`` it knows (``ready``) how many steps every band it reads from
-#: has finished, and polls their progress only when that is not enough.
+#: has finished, and polls their progress only when that is not enough.  When one round
+#: of ``U`` cells a thread covers the band (``win > 0``), the band keeps its step in the
+#: window ``W`` for the next (slot ``a & 1``) and each cell's value stays in its thread's
+#: register ``y{k}``, which the cell of the next step at the same position reads
+#: (``cell``, :data:`_WINDOW_BAND_READ`); otherwise the threads walk the band a cell at a
+#: time, every read from global memory (``plain``).
 _BANDS = """
 def bands(M, progress{args}):
     n = M.shape[0]
@@ -754,6 +828,8 @@ def bands(M, progress{args}):
     hi = min({nb}, lo + width)
     upto = {upto}
     S = cuda.shared.array(1, int32)
+    W = cuda.shared.array((2, {span}), DT)
+    win = hi - lo if {U} * T >= hi - lo else 0
     ready = 0
 {first}    for {a} in range({na}):
 {step}        while ready < {a}:
@@ -773,26 +849,67 @@ def bands(M, progress{args}):
             if ready < {a}:
                 {nap}
         {b} = lo + r
-        while {b} < hi:
+        if win > 0:
+            slot = ({a} + 1) & 1
+            if {b} < hi:
+{kept}
+        else:
+            while {b} < hi:
 {cells}
-            {b} += {U} * T
+                {b} += T
         cuda.syncthreads()
         if r == 0:
             cuda.threadfence()
             cuda.atomic.exch(progress, c, int32({a} + 1))
 """
 
+#: Registers a thread of a band fill's kernel of more than one cell a thread: three
+#: bands of ``BAND_THREADS`` a multiprocessor (the knapsack's bands on the H200: at 60
+#: registers, two bands a multiprocessor are too few to cover its 10^6 columns in one
+#: round of 5 cells a thread).
+BAND_REGISTERS = 40
+#: Shared memory of a band's window (:data:`_BANDS`), at most: the static limit of a block.
+BAND_WINDOW_BYTES = 48 * 1024
+
+
+def _band_unroll(across: int, threads: int, bands: int, dtype: np.dtype) -> int:
+    """Cells a thread a round of a band fill by default: the fewest that cover a band of
+    ``bands`` (``across`` cells a step) in one round, so the band keeps its step in its
+    window; 1 when the window of that many would not fit (:data:`BAND_WINDOW_BYTES`).
+
+    Examples
+    --------
+    >>> _band_unroll(1000000, 512, 396, np.dtype(np.int64))
+    5
+    >>> _band_unroll(10**8, 512, 396, np.dtype(np.int64))
+    1
+    """
+    unroll = max(1, math.ceil(across / (bands * threads)))
+    fits = 2 * unroll * threads * np.dtype(dtype).itemsize <= BAND_WINDOW_BYTES
+    return unroll if fits else 1
+
+
 def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
-              threads: int = BAND_THREADS, blocks: int | None = None, unroll: int = 1,
-              copy_back: bool = True) -> DeviceFill:
+              threads: int = BAND_THREADS, blocks: int | None = None,
+              unroll: int | None = None, copy_back: bool = True) -> DeviceFill:
     """A row or column pattern filled in one persistent launch by bands: block ``c`` of
     ``B`` owns the ``c``-th of ``B`` equal slices of every step (a band of columns, for
-    rows) and walks the steps in order, ``unroll`` cells a thread computed before any is
-    stored, publishing after each step how many it has finished (a progress counter per
-    band; after the block's barrier, the thread that publishes makes the memory fence, once
-    for the block, as the cooperative groups' grid barrier does).  The cell's loads of its
-    arguments that depend on the step only (the knapsack's ``w[i - 1]``) are made by the
-    kernel a step ahead (:func:`_argument_loads`), so no cell's address waits on a load.
+    rows) and walks the steps in order, publishing after each step how many it has
+    finished (a progress counter per band; after the block's barrier, the thread that
+    publishes makes the memory fence, once for the block, as the cooperative groups' grid
+    barrier does).  The cell's loads of its arguments that depend on the step only (the
+    knapsack's ``w[i - 1]``) are made by the kernel a step ahead (:func:`_argument_loads`),
+    so no cell's address waits on a load.
+
+    When one round of ``unroll`` cells a thread, computed before any is stored, covers a
+    band (by default the fewest that do at the grid planned, :func:`_band_unroll`), the
+    band keeps its step for the next: in shared memory (its window) and each cell's value
+    in its thread's register, so a cell's read of its own position of the step before
+    costs nothing and a read of another position in the band's window costs a shared
+    load; reads outside it go to global memory.  Otherwise (a band wider than the round,
+    or no room for the window) the threads walk the band a cell at a time, every read from
+    global memory.  Indices go through 32 bits when the table's sides allow
+    (:func:`_index`), which spares numba's test for negative ones.
 
     Before step ``a`` a block needs every band its reads reach to have finished ``a``
     steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
@@ -805,8 +922,8 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
 
     Every band must be resident at once (a band waits on bands that must run), so the
     grid is at most the cooperative limit; under the simulator, whose blocks run one
-    after another in order, a fill without ``frame`` takes one block.  Cells stay in
-    global memory, read past L1.  ``SourceUnavailable`` when the cell function's source
+    after another in order, a fill without ``frame`` takes one block.  Cells are read
+    past L1.  ``SourceUnavailable`` when the cell function's source
     cannot be rewritten; ``ValueError`` for a pattern that is not a row or column pattern.
     """
     p = PATTERNS[pattern_index]
@@ -816,10 +933,11 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     # without a frame only the step axis's direction matters: the pattern's own walk
     rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
     arrays, loads = _argument_loads(rec)
-    cell = _coherent_cell(rec, hoisted=True)
     along = "u" if code in ("RUD", "RDU") else "v"
+    cell = _coherent_cell(rec, hoisted=True, window=(along, rows, cols))
     a, b = ("u", "v") if along == "u" else ("v", "u")
-    Iu, Jv = _flip("u", "n", rows), _flip("v", "m", cols)
+    Iu, Jv = (_index(_flip(x, size, f), rec.shape)
+              for x, size, f in (("u", "n", rows), ("v", "m", cols)))
     tail = arg_tail(len(rec.args))
     n, m = rec.shape
     across = m if along == "u" else n
@@ -829,27 +947,40 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     def at(k: int, step: str) -> str:  # load k at step ``step``
         return loads[k].format(_flip(step, "n", rows), _flip(step, "m", cols))
 
+    sched = (np.zeros(multiprocessors() * 32, np.int32),)  # a counter per resident block
+    if _simulated():
+        planned = min(blocks or 1, sched[0].size) if frame else 1
+    else:  # as many as are resident at BAND_REGISTERS registers a thread
+        per_sm = max(1, min(2048 // threads, 65536 // (threads * BAND_REGISTERS)))
+        planned = min(_sms(_cuda()) * per_sm, blocks or sched[0].size, sched[0].size)
+    U = unroll or _band_unroll(across, threads, planned, rec.dtype)
     values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
-    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", unroll, tail, " " * 12, "hi", values))
+    keep = (f"W[{a} & 1, {{3}} - lo] = x{{2}}", "y{2} = x{2}")
+    kept = "\n".join(_unrolled_cells(Iu, Jv, b, "T", U, tail, " " * 16, "hi",
+                                      ["(W, slot, lo, win)", "y{2}", *values], keep))
+    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", 1, tail, " " * 16, "hi", values,
+                                       cell="plain"))
     src = _BANDS.format(
         args=tail, a=a, b=b, na="n" if a == "u" else "m", nb="m" if b == "v" else "n",
-        upto="c" if frame else "cuda.gridDim.x", U=unroll, cells=cells, nap=_nap(),
-        first="".join(f"    g{k} = {at(k, '0')}\n" for k in ahead),
+        upto="c" if frame else "cuda.gridDim.x", U=U, cells=cells, kept=kept, nap=_nap(),
+        span=U * threads,
+        first="".join(f"    g{k} = {at(k, '0')}\n" for k in ahead)
+        + "".join(f"    y{k} = DT(0)\n" for k in range(U)),
         step="".join(f"        h{k} = g{k}\n        g{k} = {at(k, f'{a} + 1')}\n"
                      for k in ahead))
-    kern = _kernel(rec, f"bands-{code}-{frame}-{unroll}-{'.'.join(arrays)}", src, "bands",
-                   cell, int32=np.int32, **_coherent(_cuda()))
-    sched = (np.zeros(multiprocessors() * 32, np.int32),)  # a counter per resident block
+    kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{'.'.join(arrays)}", src, "bands",
+                   cell, BAND_REGISTERS if U > 1 else None,
+                   plain=_coherent_cell(rec, hoisted=True),
+                   int32=np.int32, int64=np.int64, uint32=np.uint32, DT=np.dtype(rec.dtype).type,
+                   **_coherent(_cuda()))
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         args = (dM, *dsched, *dargs)
         if _simulated():
-            grid = min(blocks or 1, sched[0].size) if frame else 1
-        else:
-            most = min(_cooperative_blocks(kern, args, threads, math.ceil(across / unroll)),
-                       sched[0].size)
-            grid = most if blocks is None else min(blocks, most)
-        return [(grid, threads, args)]
+            return [(planned, threads, args)]
+        most = min(_cooperative_blocks(kern, args, threads, math.ceil(across / U)),
+                   sched[0].size)
+        return [(most if blocks is None else min(blocks, most), threads, args)]
 
     return _run(rec, kern, "C" if along == "u" else "F", copy_back, launches, sched,
                 label=f"bands of {'rows' if along == 'u' else 'columns'}, "

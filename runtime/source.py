@@ -21,7 +21,7 @@ import copy
 import inspect
 import textwrap
 import types
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from runtime import speculate as guards
@@ -32,6 +32,7 @@ __all__ = ["SourceUnavailable", "rewrite_reads", "argument_loads", "runs_anywher
 
 CHECK = "_dg_check"
 HOISTED = "_dg_arg"
+KEPT = "_dg_kept"
 NARROW = "_dg_i32"
 
 #: Where a node sits in a parsed source: its class, first line and column, last line and
@@ -64,8 +65,10 @@ def _reads_table(node: ast.Subscript, table: str) -> bool:
 
 
 class _Reads(ast.NodeTransformer):
-    def __init__(self, table: str, cell: list[str], read: str):
+    def __init__(self, table: str, cell: list[str], read: str, index: list[str] = (),
+                 kept: Collection[tuple[int, ...]] = ()):
         self.table, self.cell, self.read = table, cell, read
+        self.index, self.kept = list(index), list(kept)
         self.count = 0
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
@@ -77,6 +80,11 @@ class _Reads(ast.NodeTransformer):
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         self.count += 1
         args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
+        offset = tuple(_offset(e, x) for e, x in zip(index, self.index))
+        if len(index) == len(self.index) and offset in self.kept:
+            args.insert(2, ast.Name(f"{KEPT}{self.kept.index(offset)}", ast.Load()))
+            return ast.copy_location(
+                ast.Call(ast.Name(f"{self.read}_kept", ast.Load()), args + list(index), []), node)
         args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
         return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
 
@@ -393,7 +401,8 @@ def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:
 
 def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
                   cell_args: bool = True, hoist: Collection[str] = (),
-                  narrow: Collection[Position] = (), speculate: bool = False) -> str:
+                  narrow: Collection[Position] = (), speculate: bool = False,
+                  kept: Sequence[tuple[int, ...]] = ()) -> str:
     """Source of a copy of ``func`` named ``name`` whose reads of ``M`` call ``read``.
 
     The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
@@ -413,6 +422,12 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     last, as selects, where :func:`runtime.speculate.speculate` can (for a caller whose
     reads of ``M`` are harmless at any index, and that has checked :func:`runs_anywhere`).
 
+    ``kept`` are offsets from the cell whose values the caller may hold: a read written
+    as the cell's indices plus the ``k``-th of them (``M[i - 1, j]`` for ``(-1, 0)``)
+    calls ``read_kept(M, CHECK, _dg_kept{k}, a, b, ...)`` instead (``read`` with
+    ``_kept`` added), ``_dg_kept{k}`` a new parameter after ``CHECK``; none does when an
+    index is assigned in the function.
+
     Examples
     --------
     >>> def f(M, i, j, w):
@@ -422,11 +437,18 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
         _dg_cell0 = i
         _dg_cell1 = j
         return RD(M, _dg_check, _dg_cell0, _dg_cell1, i - 1, j) + w
+    >>> print(rewrite_reads(f, 2, "RD", "g", cell_args=False, kept=[(-1, 0)]))
+    def g(M, i, j, w, _dg_check, _dg_kept0):
+        return RD_kept(M, _dg_check, _dg_kept0, i - 1, j) + w
     """
     fn = _definition(func, ndim)
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
-    tr = _Reads(params[0], cell if cell_args else [], read)
+    index = params[1:1 + ndim]
+    if any(isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load)
+           for node in ast.walk(fn)):
+        kept = ()  # an offset from a reassigned index is not one from the cell
+    tr = _Reads(params[0], cell if cell_args else [], read, index, kept)
     to_int32 = _Narrow(narrow)
     body = [tr.visit(to_int32.visit(stmt)) for stmt in fn.body]
     entry = [
@@ -437,9 +459,10 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     body = [up.visit(stmt) for stmt in body]
     fn.body = (entry if cell_args else []) + body
     if speculate:
-        guards.speculate(fn, (read, NARROW))
+        guards.speculate(fn, (read, f"{read}_kept", NARROW))
     fn.decorator_list = []
     fn.name = name
-    fn.args.args += [ast.arg(CHECK)] + [ast.arg(v) for v in up.loads.values()]
+    fn.args.args += ([ast.arg(CHECK)] + [ast.arg(f"{KEPT}{k}") for k in range(len(kept))]
+                     + [ast.arg(v) for v in up.loads.values()])
     fn.returns = None
     return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))

@@ -760,7 +760,10 @@ def _far_left(M, i, j, w, X):  # CRL: the column to the right
                                         ("CLR", _far_right), ("CRL", _far_left)])
 def test_band_fill_loads_a_steps_arguments_ahead(code, cell):
     # the loads of w by the step's index are the kernel's, a step ahead (X's, by the
-    # cell's place along the step, stay the cell's): fresh weights, some past the table
+    # cell's place along the step, stay the cell's): fresh weights, some past the table.
+    # Bands of 4, 5 and 10 cells: one round of 2 x 2 or 2 x 3 cells covers the first two
+    # (the step kept in the window and registers, a cell of the round past the band's
+    # end), 2 x 1 covers neither (a cell at a time, reads from global memory)
     from runtime import cuda
 
     rng = np.random.default_rng()
@@ -771,7 +774,8 @@ def test_band_fill_loads_a_steps_arguments_ahead(code, cell):
     plan = make_plan(rec)
     frames = [f for f in plan.patterns if f in DIAGONAL_FLIPS]
     assert code in plan.patterns and frames
-    for frame, blocks, unroll in ((frames[0], 3, 2), (None, 2, 1)):
+    for frame, blocks, unroll in ((frames[0], 3, 2), (frames[0], 2, 3), (frames[0], 3, 1),
+                                  (None, 2, 1)):
         res = cuda.band_fill(rec, BY_CODE[code].index, frame, threads=2, blocks=blocks,
                              unroll=unroll)
         _same(res.table, plan.reference)
