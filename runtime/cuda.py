@@ -469,8 +469,9 @@ def read(M, ck, a, b):
 #: first, width)``, the band's cells of the step before in ``W[slot, :width]`` from its
 #: position ``first`` along the step (``width`` 0: no window).  A read of the step before
 #: in the window is served from it, from global memory past L1 otherwise (one unsigned
-#: 32-bit comparison tells both sides of the window).  ``{sa}``, ``{sx}``: the read's and
-#: the cell's step; ``{pa}``: the read's position along the step, in the band's frame.
+#: comparison, ``{U}``, tells both sides of the window; 32 bits when the table's sides
+#: are under 2**31).  ``{sa}``, ``{sx}``: the read's and the cell's step; ``{pa}``: the
+#: read's position along the step, in the band's frame.
 #: ``read_kept`` serves the cell's own position of the step before, which its thread
 #: computed and kept in the register ``v``.
 _WINDOW_BAND_READ = """
@@ -478,8 +479,8 @@ def read(M, ctx, x0, x1, a, b):
     n = M.shape[0]
     m = M.shape[1]
     if {sa} == {sx} - 1:
-        k = uint32(int32({pa}) - int32(ctx[2]))
-        if k < uint32(ctx[3]):
+        k = {U}({I}({pa}) - {I}(ctx[2]))
+        if k < {U}(ctx[3]):
             return ctx[0][ctx[1], k]
     return LOAD(M, ({ia}, {ib}))
 
@@ -512,14 +513,17 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
                  "b": _flip("b", "m", cols), "x1": _flip("x1", "m", cols)}
         step, at = ("a", "b") if along == "u" else ("b", "a")
         cell_step = "x0" if along == "u" else "x1"
+        wide = not _small(rec.shape)
         read = _WINDOW_BAND_READ.format(sa=frame[step], sx=frame[cell_step], pa=frame[at],
-                                        ia=_index("a", rec.shape), ib=_index("b", rec.shape))
+                                        ia=_index("a", rec.shape), ib=_index("b", rec.shape),
+                                        U="uint64" if wide else "uint32",
+                                        I="int64" if wide else "int32")
 
     def build() -> Any:
         cuda = _cuda()
-        inner = _rewritten_cell(rec, ("coherent-cell", window), read,
+        inner = _rewritten_cell(rec, ("coherent-cell", read), read,
                                 {**_coherent(cuda), "int64": np.int64, "int32": np.int32,
-                                 "uint32": np.uint32},
+                                 "uint32": np.uint32, "uint64": np.uint64},
                                 cell_args=bool(window), hoist=hoist, kept=kept)
         tail = arg_tail(len(rec.args))
         vals = "".join(f", v{k}" for k in range(len(loads)))
@@ -529,7 +533,7 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
             f"    return inner(M, i, j{tail}, {ctx[2:] if window else '0'}{vals})\n",
             "cell", {"inner": inner}))
 
-    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", window, *hoist), build)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", read, *hoist), build)
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
@@ -664,9 +668,15 @@ def _flip(expr: str, size: str, flipped: bool) -> str:
     return f"({size} - 1 - ({expr}))" if flipped else f"({expr})"
 
 
+def _small(shape: tuple[int, ...]) -> bool:
+    """Whether every side of a table of ``shape`` is under 2**31, so its indices and their
+    differences fit 32 bits."""
+    return max(shape) < 2**31
+
+
 def _index(expr: str, shape: tuple[int, ...]) -> str:
     """``expr``, an index into a table of ``shape``, as an int64 the compiler knows is not
-    negative when every side is under 2**31 (taken through uint32), so indexing with it
+    negative when the table is :func:`_small` (taken through uint32), so indexing with it
     leaves out numba's test for negative indices.
 
     Examples
@@ -674,7 +684,7 @@ def _index(expr: str, shape: tuple[int, ...]) -> str:
     >>> _index("i", (5, 7)), _index("i", (2**31, 1))
     ('int64(uint32(i))', 'int64(i)')
     """
-    return f"int64(uint32({expr}))" if max(shape) < 2**31 else f"int64({expr})"
+    return f"int64(uint32({expr}))" if _small(shape) else f"int64({expr})"
 
 
 def _loadable(dtype: np.dtype) -> None:
@@ -872,19 +882,23 @@ BAND_REGISTERS = 40
 BAND_WINDOW_BYTES = 48 * 1024
 
 
-def _band_unroll(across: int, threads: int, bands: int, dtype: np.dtype) -> int:
-    """Cells a thread a round of a band fill by default: the fewest that cover a band of
-    ``bands`` (``across`` cells a step) in one round, so the band keeps its step in its
-    window; 1 when the window of that many would not fit (:data:`BAND_WINDOW_BYTES`).
+def _band_unroll(unroll: int | None, across: int, threads: int, bands: int,
+                 dtype: np.dtype) -> int:
+    """Cells a thread a round of a band fill: ``unroll``, or by default the fewest that
+    cover a band of ``bands`` (``across`` cells a step) in one round, so the band keeps its
+    step in its window; 1 when the window of that many would not fit
+    (:data:`BAND_WINDOW_BYTES`).
 
     Examples
     --------
-    >>> _band_unroll(1000000, 512, 396, np.dtype(np.int64))
+    >>> _band_unroll(None, 1000000, 512, 396, np.dtype(np.int64))
     5
-    >>> _band_unroll(10**8, 512, 396, np.dtype(np.int64))
+    >>> _band_unroll(None, 10**8, 512, 396, np.dtype(np.int64))
     1
+    >>> _band_unroll(3, 9, 2, 1, np.dtype(np.int8))
+    3
     """
-    unroll = max(1, math.ceil(across / (bands * threads)))
+    unroll = unroll or max(1, math.ceil(across / (bands * threads)))
     fits = 2 * unroll * threads * np.dtype(dtype).itemsize <= BAND_WINDOW_BYTES
     return unroll if fits else 1
 
@@ -953,7 +967,7 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     else:  # as many as are resident at BAND_REGISTERS registers a thread
         per_sm = max(1, min(2048 // threads, 65536 // (threads * BAND_REGISTERS)))
         planned = min(_sms(_cuda()) * per_sm, blocks or sched[0].size, sched[0].size)
-    U = unroll or _band_unroll(across, threads, planned, rec.dtype)
+    U = _band_unroll(unroll, across, threads, planned, rec.dtype)
     values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
     keep = (f"W[{a} & 1, {{3}} - lo] = x{{2}}", "y{2} = x{2}")
     kept = "\n".join(_unrolled_cells(Iu, Jv, b, "T", U, tail, " " * 16, "hi",
@@ -968,8 +982,8 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
         + "".join(f"    y{k} = DT(0)\n" for k in range(U)),
         step="".join(f"        h{k} = g{k}\n        g{k} = {at(k, f'{a} + 1')}\n"
                      for k in ahead))
-    kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{'.'.join(arrays)}", src, "bands",
-                   cell, BAND_REGISTERS if U > 1 else None,
+    kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{Iu}-{'.'.join(arrays)}", src,
+                   "bands", cell, BAND_REGISTERS if U > 1 else None,
                    plain=_coherent_cell(rec, hoisted=True),
                    int32=np.int32, int64=np.int64, uint32=np.uint32, DT=np.dtype(rec.dtype).type,
                    **_coherent(_cuda()))
