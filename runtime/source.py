@@ -445,8 +445,7 @@ def rewrite_reads(func: Callable[..., Any], ndim: int, read: str, name: str,
     params = [a.arg for a in fn.args.args]
     cell = [f"_dg_cell{k}" for k in range(ndim)]
     index = params[1:1 + ndim]
-    if any(isinstance(node, ast.Name) and node.id in index and not isinstance(node.ctx, ast.Load)
-           for node in ast.walk(fn)):
+    if guards.stored([fn]) & set(index):
         kept = ()  # an offset from a reassigned index is not one from the cell
     tr = _Reads(params[0], cell if cell_args else [], read, index, kept)
     to_int32 = _Narrow(narrow)

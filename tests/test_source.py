@@ -41,6 +41,21 @@ def test_assigned_arrays_or_indices_keep_their_loads():
     assert "_dg_arg" not in rewrite_reads(moved, 2, "RD", "g", hoist=("X",))
 
 
+def test_kept_reads_are_at_offsets_from_the_cell_and_none_once_an_index_moves():
+    def cell(M, i, j):
+        return M[i - 1, j] + M[i - 1, j - 1] + M[i - 2 + 1, j]
+
+    def moved(M, i, j):
+        i = i + 1
+        return M[i - 1, j]
+
+    src = rewrite_reads(cell, 2, "RD", "g", cell_args=False, kept=[(-1, 0)])
+    assert src.count("RD_kept(M, _dg_check, _dg_kept0, i - 1, j)") == 1
+    assert src.count("RD(M, _dg_check, ") == 2  # another offset; not written as i - 1
+    src = rewrite_reads(moved, 2, "RD", "g", cell_args=False, kept=[(-1, 0)])
+    assert "_kept" not in src and "RD(M, _dg_check, i - 1, j)" in src
+
+
 def test_rewritten_cell_given_its_loads_computes_what_the_cell_computes():
     # the caller makes the loads from argument_loads' expressions, clamped as the kernels
     # clamp them, and passes them after the check argument
