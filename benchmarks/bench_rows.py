@@ -49,7 +49,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
     cal = costmodel.calibration()
-    print(f"calibration: {cal.summary()}; round {cal.round_s * 1e6:.2f} us, band step "
+    print(f"calibration: {cal.summary()}; cooperative step {cal.coop_s * 1e6:.2f} us + "
+          f"{cal.round_s * 1e6:.2f} a further round, band step "
           f"{cal.band_s * 1e6:.2f} us + {cal.band_round_s * 1e6:.2f} a further round, "
           f"strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
     peak = cuda.write_bandwidth(1001 * 1000000 * 8)

@@ -15,26 +15,28 @@ The candidates for a pattern whose cells are light (the planning sweep's rule,
 
 Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``, or
 ``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
-measured directly; a round of a cooperative step and a step of a band fill from timing
-those fills on a built-in knapsack (the *rows probe*: ``max(M[i-1, j], M[i-1, j - W[i-1]]
-+ V[i-1])``, int64), and a step of a register strip on a built-in nearest-neighbour
-recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) % 65521``, int32, which its remainder
-keeps in int32, so the strips compute it there: :func:`runtime.cuda.strip_narrowing`).  Predictions,
+measured directly; a cooperative step of one round and each further round, and a band
+fill's step likewise, from timing those fills on a built-in knapsack (the *rows probe*:
+``max(M[i-1, j], M[i-1, j - W[i-1]] + V[i-1])``, int64), and a step of a register strip
+on a built-in nearest-neighbour recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) %
+65521``, int32, which its remainder keeps in int32, so the strips compute it there:
+:func:`runtime.cuda.strip_narrowing`).  Predictions,
 for a table ``n x m`` (in the kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads
 a block, ``U`` cells a thread a round, ``B_band`` bands of ``BAND_THREADS`` (as many as
 are resident)::
 
-    launches        S (launch + ceil(N / S / (B_max T)) round)
-    cooperative(B)  S (barrier(B) + ceil(N / S / (B T U)) round)
+    launches        S (launch + coop_step + (ceil(N / S / (B_max T)) - 1) round)
+    cooperative(B)  S (barrier(B) + coop_step + (ceil(N / S / (B T U)) - 1) round)
     bands           S (band_step + (rounds - 1) band_round [+ barrier(B_band)]),
                     rounds = ceil(N / S / (B_band BAND_THREADS))
     strips          strip_step sqrt(R C / R_p C_p) (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
 
-where the bands' barrier term stands for waiting on every band, when no diagonal
+where a step's first round (``coop_step``, ``band_step``) is measured apart from a further
+one (on the H200 a cooperative step of one round cost 3.1 us past its barrier, a further
+round 1.3 us), the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
 (:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch` for
-4-byte cells),
-``R_p x C_p`` the probe's (4x2), whose step is
+4-byte cells), ``R_p x C_p`` the probe's (4x2), whose step is
 measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
 blocks 1.7-2.1 of it (LCS, DTW at 32768, before the strips had store warps), about the
 square root of the cells' ratio.
@@ -71,7 +73,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 12
+VERSION = 13
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 
@@ -81,7 +83,8 @@ class Calibration:
     """Latencies measured on one device, in seconds.
 
     ``barrier_s`` pairs grid sizes (blocks of ``THREADS``) with the time of one grid
-    barrier; ``round_s`` is one round of a cooperative step's grid-stride loop;
+    barrier; ``coop_s`` is a cooperative step of one round past its barrier, ``round_s``
+    each further round of its grid-stride loop;
     ``band_s`` one step of a band fill whose bands take one round of cells a thread,
     ``band_round_s`` each further round of a step;
     ``strip_step_s`` one step of a register strip.
@@ -91,6 +94,7 @@ class Calibration:
     multiprocessors: int
     launch_s: float
     barrier_s: tuple[tuple[int, float], ...]
+    coop_s: float
     round_s: float
     band_s: float
     band_round_s: float
@@ -108,7 +112,7 @@ class Calibration:
 #: Stand-ins under the simulator (H200 measurements, rounded).
 SIMULATED = Calibration("numba's CUDA simulator (nominal H200 constants)", 132, 19e-6,
                         ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6), (1056, 4.4e-6)),
-                        1.9e-6, 2.7e-6, 0.85e-6, 0.69e-6, "not measured")
+                        3.1e-6, 1.3e-6, 2.7e-6, 0.85e-6, 0.69e-6, "not measured")
 
 
 @dataclass(frozen=True)
@@ -255,12 +259,11 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
         run()  # compile
         return min(run() for _ in range(3))
 
-    n, m = 64, 1 << 20
+    n = 64
     blocks, bar = barriers[1]
-    coop = best(lambda: cuda.cooperative_fill(rows_probe(n, m), rows, "C", False, THREADS,
-                                              blocks, UNROLL).compute_s)
-    rounds = math.ceil(m / (blocks * THREADS * UNROLL))
-    round_s = max(coop / n - bar, 0.0) / rounds
+    coop, coop4 = (best(lambda k=k: cuda.cooperative_fill(
+        rows_probe(n, k * blocks * THREADS * UNROLL), rows, "C", False, THREADS, blocks,
+        UNROLL).compute_s) for k in (1, 4))  # one round a step, four
     done(3)
     across = _bands(sms) * cuda.BAND_THREADS  # one round a band
     band, band4 = (best(lambda k=k: cuda.band_fill(rows_probe(1024, k * across), rows,
@@ -270,7 +273,8 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
     rec = probe(4096, 8192)
     strips = best(lambda: cuda.strip_fill(rec, BY_CODE["NOSE"].index, copy_back=False).compute_s)
     done(5)
-    return Calibration(device, sms, launch, barriers, round_s, band / 1024,
+    return Calibration(device, sms, launch, barriers, max(coop / n - bar, 0.0),
+                       max(coop4 - coop, 0.0) / (3 * n), band / 1024,
                        max(band4 - band, 0.0) / (3 * 1024),
                        strips / strip_steps(4096, 8192, _strips_block(rec)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
@@ -318,12 +322,13 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
         wait = 0.0 if band_frame is not None else _barrier(cal, bands)
         rounds = math.ceil(per_step / (bands * cuda.BAND_THREADS))
         out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
-    coop = [(steps * (bar + math.ceil(per_step / (b * THREADS * UNROLL)) * cal.round_s), b)
-            for b, bar in cal.barrier_s]
-    out["cooperative"] = min(coop)
+    def rounds(cells: int) -> float:  # a step's rounds of ``cells`` cells
+        return cal.coop_s + (math.ceil(per_step / cells) - 1) * cal.round_s
+
+    out["cooperative"] = min((steps * (bar + rounds(b * THREADS * UNROLL)), b)
+                             for b, bar in cal.barrier_s)
     most = max(b for b, _ in cal.barrier_s)
-    out["launches"] = (steps * (cal.launch_s + math.ceil(per_step / (most * THREADS))
-                                * cal.round_s), None)
+    out["launches"] = (steps * (cal.launch_s + rounds(most * THREADS)), None)
     return out
 
 

@@ -12,7 +12,7 @@ from runtime.costmodel import SIMULATED, Calibration, choose, predict, probe, st
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
 CAL = Calibration("test GPU", 132, 19e-6, ((132, 1.3e-6), (264, 1.7e-6), (528, 2.5e-6)),
-                  1.0e-6, 1.5e-6, 0.5e-6, 0.67e-6, "now")
+                  2.0e-6, 1.0e-6, 1.5e-6, 0.5e-6, 0.67e-6, "now")
 
 
 def test_square_nearest_rows_take_register_strips():
@@ -95,10 +95,12 @@ def test_rows_no_diagonal_fits_pick_the_grid_with_the_least_barrier_and_rounds()
     assert pred["bands"][0] == pytest.approx(1000 * (1.5e-6 + 2.5e-6))
     seconds, blocks = pred["cooperative"]
     assert blocks == 132  # one round a step everywhere: the cheapest barrier wins
-    assert seconds == pytest.approx(1000 * (1.3e-6 + 1.0e-6))
-    assert pred["launches"][0] == pytest.approx(1000 * (19e-6 + 1.0e-6))
+    assert seconds == pytest.approx(1000 * (1.3e-6 + 2.0e-6))  # a step of one round
+    assert pred["launches"][0] == pytest.approx(1000 * (19e-6 + 2.0e-6))
     wide = predict(CAL, "RUD", (100, 10**7), 100, None, None)["cooperative"]
     assert wide[1] == 528  # many rounds a step: more blocks pay for their barrier
+    # 10^7 cells a step in rounds of 528 x 256 x 4: the first and 18 further
+    assert wide[0] == pytest.approx(100 * (2.5e-6 + 2.0e-6 + 18 * 1.0e-6))
 
 
 def test_note_names_every_candidate_and_the_pick():

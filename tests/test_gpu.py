@@ -169,7 +169,7 @@ def test_cost_model_calibrates_and_picks_on_the_gpu():
 
     cal = costmodel.calibration(refresh=True)
     assert cal.launch_s > 0 and all(s > 0 for _, s in cal.barrier_s)
-    assert cal.round_s >= 0 and cal.band_s > 0 and cal.band_round_s >= 0 and cal.strip_step_s > 0
+    assert cal.coop_s > 0 and cal.round_s >= 0 and cal.band_s > 0 and cal.band_round_s >= 0 and cal.strip_step_s > 0
     assert costmodel.cache_path(cal.device).exists()
     import knapsack
 
