@@ -322,7 +322,10 @@ def _kernel(rec: Recurrence, kind: str, source: str | Callable[[], str], name: s
         jit = cuda.jit(max_registers=registers) if registers and not _simulated() else cuda.jit
         return jit(compile_source(source() if callable(source) else source, name, ns))
 
-    return CACHE.get(rec.func, ("cuda", kind, len(rec.args), rec.ndim), build)
+    # the table's type and the arguments' sizes choose source (a window's type, the
+    # arguments' index form), so one cell function filled two ways compiles twice
+    key = ("cuda", kind, len(rec.args), rec.ndim, np.dtype(rec.dtype).str, _small_args(rec))
+    return CACHE.get(rec.func, key, build)
 
 
 @dataclass
@@ -672,6 +675,12 @@ def _small(shape: tuple[int, ...]) -> bool:
     """Whether every side of a table of ``shape`` is under 2**31, so its indices and their
     differences fit 32 bits."""
     return max(shape) < 2**31
+
+
+def _small_args(rec: Recurrence) -> bool:
+    """Whether every side of every array argument of ``rec`` is under 2**31
+    (:func:`_small`), so :func:`_argument_loads` may index them through 32 bits."""
+    return all(_small(a.shape) for a in rec.args if isinstance(a, np.ndarray))
 
 
 def _index(expr: str, shape: tuple[int, ...]) -> str:

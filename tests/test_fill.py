@@ -822,3 +822,15 @@ def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkey
                        r"cells it keeps [0-9.]+ kB, args and schedule [0-9.]+ kB\), more than "
                        r"the 0.1 kB free; fill on the CPU \(--backend cpu\)$"):
         score(load(path), "cuda")
+
+
+def test_band_fill_compiles_again_for_another_table_type():
+    # one cell function, float32 cells then float64: the second fill's window holds
+    # float64, not the first's float32 (a cached kernel of the first would round them)
+    from runtime import cuda
+
+    for dtype in (np.float32, np.float64):
+        rec = make_stencil(np.array([(-1, -1), (-1, 0), (-2, -1)]), (6, 9), 4, dtype)
+        res = cuda.band_fill(rec, BY_CODE["RUD"].index, "NOSE", threads=2, blocks=3, unroll=2)
+        assert res.table.dtype == dtype
+        _same(res.table, make_plan(rec).reference)
