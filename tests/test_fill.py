@@ -824,6 +824,29 @@ def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkey
         score(load(path), "cuda")
 
 
+def _wrapped_weight(M, i, j, w):  # RUD: at i = 0, w[i - 1] is Python's last weight
+    s = w[i - 1] + j
+    if i == 0:
+        return s
+    return max(M[i - 1, j], M[i - 1, max(j - w[i - 1], 0)]) + s
+
+
+def test_band_fill_loads_at_a_negative_index_as_python_does():
+    # the kernel's load a step ahead, at step 0, is w[-1], which the cell uses; the
+    # weights' 32-bit index form and numba's own wraparound read the same weight
+    from runtime import cuda
+
+    rng = np.random.default_rng()
+    rec = recurrence(shape=(6, 11), dtype=np.int64, args=(rng.integers(1, 13, 6),))(
+        _wrapped_weight)
+    plan = make_plan(rec)
+    assert "NOSE" in plan.patterns and plan.reference[0, 0] == rec.args[0][-1]
+    for unroll in (2, 1):
+        res = cuda.band_fill(rec, BY_CODE["RUD"].index, "NOSE", threads=2, blocks=3,
+                             unroll=unroll)
+        _same(res.table, plan.reference)
+
+
 def test_band_fill_compiles_again_for_another_table_type():
     # one cell function, float32 cells then float64: the second fill's window holds
     # float64, not the first's float32 (a cached kernel of the first would round them)
