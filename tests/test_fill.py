@@ -824,23 +824,23 @@ def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkey
         score(load(path), "cuda")
 
 
-def _wrapped_weight(M, i, j, w):  # RUD: at i = 0, w[i - 1] is Python's last weight
-    s = w[i - 1] + j
+def _wrapped_weight(M, i, j, w):  # RUD: at i = 0, w[i - 2] is Python's last weight but one
+    s = w[i - 2] + j
     if i == 0:
         return s
     return max(M[i - 1, j], M[i - 1, max(j - w[i - 1], 0)]) + s
 
 
 def test_band_fill_loads_at_a_negative_index_as_python_does():
-    # the kernel's load a step ahead, at step 0, is w[-1], which the cell uses; the
-    # weights' 32-bit index form and numba's own wraparound read the same weight
+    # the kernel's loads a step ahead, at steps 0 and 1, are w[-2] and w[-1], which the
+    # cell uses: the 32-bit index form reads the weight Python's wraparound does
     from runtime import cuda
 
     rng = np.random.default_rng()
     rec = recurrence(shape=(6, 11), dtype=np.int64, args=(rng.integers(1, 13, 6),))(
         _wrapped_weight)
     plan = make_plan(rec)
-    assert "NOSE" in plan.patterns and plan.reference[0, 0] == rec.args[0][-1]
+    assert "NOSE" in plan.patterns and plan.reference[0, 0] == rec.args[0][-2]
     for unroll in (2, 1):
         res = cuda.band_fill(rec, BY_CODE["RUD"].index, "NOSE", threads=2, blocks=3,
                              unroll=unroll)
