@@ -32,7 +32,7 @@ are resident)::
     strips          strip_step sqrt(R C / R_p C_p) (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
 
 where a step's first round (``coop_step``, ``band_step``) is measured apart from a further
-one (on the H200 a cooperative step of one round cost 3.1 us past its barrier, a further
+one (on the H200 a cooperative step of one round cost 2.9-3.1 us past its barrier, a further
 round 1.3 us), the bands' barrier term stands for waiting on every band, when no diagonal
 pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
 (:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch` for
