@@ -851,8 +851,8 @@ def bands(M, progress{args}):
     win = hi - lo if {U} * T >= hi - lo else 0
     ready = 0
     poll = uint32(0)
-{first}    if r < 3:
-        S[r] = {na}
+{first}    if r == 0:  # the first poll's slot; each poll resets the next one's
+        S[0] = {na}
     cuda.syncthreads()
     for {a} in range({na}):
 {step}        while ready < {a}:
@@ -864,11 +864,12 @@ def bands(M, progress{args}):
                         low = min(low, LOAD(progress, f))
                     f += T
                 cuda.atomic.min(S, poll, low)
+            after = uint32(poll + 1) if poll < 2 else uint32(0)
             if r == 0:  # the next poll's slot, free since the last barrier
-                S[uint32(poll + 1) if poll < 2 else uint32(0)] = {na}
+                S[after] = {na}
             cuda.syncthreads()
             ready = S[poll]
-            poll = uint32(poll + 1) if poll < 2 else uint32(0)
+            poll = after
             if ready < {a}:
                 {nap}
         {b} = lo + r
@@ -948,8 +949,9 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     threads with counters to read fold them into a slot in shared memory, and the slots
     go round three in turn, so the next poll's slot is reset before that barrier (the
     knapsack's bands: 43 instructions a warp a poll with three barriers, by Nsight
-    Compute; about 30 now for a warp with no counter to read, in the SASS).  No ticket, no grid barrier, no
-    tile chain along a step: the wait between steps is one band's, not a row of tiles'.
+    Compute; about 30 now for a warp with no counter to read, in the SASS).  No ticket,
+    no grid barrier, no tile chain along a step: the wait between steps is one band's,
+    not a row of tiles'.
 
     Every band must be resident at once (a band waits on bands that must run), so the
     grid is at most the cooperative limit; under the simulator, whose blocks run one
