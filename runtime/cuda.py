@@ -1079,14 +1079,18 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
     arrays = tuple(p for p, a in zip(params, rec.args) if isinstance(a, np.ndarray) and a.size > 0)
     small = _small_args(rec)
 
+    def clamp(e: str, size: str) -> str:  # index ``e`` clamped into the array, as above
+        if small:
+            return (f"int64(min(uint32(({e} + {size} if {e} < 0 else {e}) & 0xFFFFFFFF), "
+                    f"uint32({size} - 1)))")
+        return f"min(max({e}, -{size}), {size} - 1)"
+
     def build() -> list[str]:
         out = []
         for array, index in argument_loads(rec.func, rec.ndim, arrays):
             a = f"a{params.index(array)}"
-            size = f"{a}.shape[{{d}}]"
-            clamp = (f"int64(min(uint32(({{e}} + {size} if {{e}} < 0 else {{e}}) & 0xFFFFFFFF), "
-                     f"uint32({size} - 1)))" if small else f"min(max({{e}}, -{size}), {size} - 1)")
-            out.append(f"{a}[{', '.join(clamp.format(e=e, d=d) for d, e in enumerate(index))}]")
+            sides = (clamp(e, f"{a}.shape[{d}]") for d, e in enumerate(index))
+            out.append(f"{a}[{', '.join(sides)}]")
         return out
 
     return arrays, _once(rec.func, ("argument-loads", rec.ndim, arrays, small), build)
