@@ -259,23 +259,26 @@ def measure(device: str, done: Callable[[int], None] = lambda step: None) -> Cal
         run()  # compile
         return min(run() for _ in range(3))
 
-    n = 64
+    def rounds(steps: int, fill: Callable[[int], float]) -> tuple[float, float]:
+        """A step of one round and each further round, from ``fill(k)``: ``steps`` steps
+        of ``k`` rounds each, at one round a step and at four."""
+        one, four = (best(lambda k=k: fill(k)) for k in (1, 4))
+        return one / steps, max(four - one, 0.0) / (3 * steps)
+
     blocks, bar = barriers[1]
-    coop, coop4 = (best(lambda k=k: cuda.cooperative_fill(
-        rows_probe(n, k * blocks * THREADS * UNROLL), rows, "C", False, THREADS, blocks,
-        UNROLL).compute_s) for k in (1, 4))  # one round a step, four
+    coop, further = rounds(64, lambda k: cuda.cooperative_fill(
+        rows_probe(64, k * blocks * THREADS * UNROLL), rows, "C", False, THREADS, blocks,
+        UNROLL).compute_s)
     done(3)
     across = _bands(sms) * cuda.BAND_THREADS  # one round a band
-    band, band4 = (best(lambda k=k: cuda.band_fill(rows_probe(1024, k * across), rows,
-                                                   "NOSE", copy_back=False).compute_s)
-                   for k in (1, 4))
+    band, band_further = rounds(1024, lambda k: cuda.band_fill(
+        rows_probe(1024, k * across), rows, "NOSE", copy_back=False).compute_s)
     done(4)
     rec = probe(4096, 8192)
     strips = best(lambda: cuda.strip_fill(rec, BY_CODE["NOSE"].index, copy_back=False).compute_s)
     done(5)
-    return Calibration(device, sms, launch, barriers, max(coop / n - bar, 0.0),
-                       max(coop4 - coop, 0.0) / (3 * n), band / 1024,
-                       max(band4 - band, 0.0) / (3 * 1024),
+    return Calibration(device, sms, launch, barriers, max(coop - bar, 0.0), further, band,
+                       band_further,
                        strips / strip_steps(4096, 8192, _strips_block(rec)),
                        time.strftime("%Y-%m-%d %H:%M", time.localtime()))
 
@@ -322,13 +325,14 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
         wait = 0.0 if band_frame is not None else _barrier(cal, bands)
         rounds = math.ceil(per_step / (bands * cuda.BAND_THREADS))
         out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
-    def rounds(cells: int) -> float:  # a step's rounds of ``cells`` cells
+
+    def step(cells: int) -> float:  # a cooperative step's rounds of ``cells`` cells each
         return cal.coop_s + (math.ceil(per_step / cells) - 1) * cal.round_s
 
-    out["cooperative"] = min((steps * (bar + rounds(b * THREADS * UNROLL)), b)
+    out["cooperative"] = min((steps * (bar + step(b * THREADS * UNROLL)), b)
                              for b, bar in cal.barrier_s)
     most = max(b for b, _ in cal.barrier_s)
-    out["launches"] = (steps * (cal.launch_s + rounds(most * THREADS)), None)
+    out["launches"] = (steps * (cal.launch_s + step(most * THREADS)), None)
     return out
 
 
