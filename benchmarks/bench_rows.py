@@ -6,7 +6,7 @@ whose reads also fit NOSE, and a stencil reading the row above on both sides (on
 fits).  Kernels: a launch per step (``pattern_fill``), one cooperative launch at the
 largest resident grid with one cell a thread a round and at the model's grid with
 ``UNROLL`` cells, bands (``band_fill``: waiting on the bands before, in the NOSE frame,
-and waiting on every band), and register strips in the NOSE frame (``strip_fill``,
+and without a frame, each read waiting on its band), and register strips in the NOSE frame (``strip_fill``,
 binomial only).  Every fill is compared with the sequential reference first; medians of
 ``--repeat`` runs, compute only.  The last columns are the model's pick and its
 prediction for it.  First, the card's write bandwidth (``cuda.write_bandwidth`` on a

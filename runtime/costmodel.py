@@ -9,7 +9,7 @@ The candidates for a pattern whose cells are light (the planning sweep's rule,
   (:func:`runtime.cuda.cooperative_fill`), at the grid size the model likes best;
 - ``bands``: each block owns a band of every row (or column) and waits on per-band
   progress counters, no barrier (:func:`runtime.cuda.band_fill`): on the bands before
-  it when a diagonal pattern also fits the reads, else on every band;
+  it when a diagonal pattern also fits the reads, else each read on its band;
 - ``strips``: register strips in a diagonal pattern's frame
   (:func:`runtime.cuda.strip_fill`), when the reads are its three nearest neighbours.
 

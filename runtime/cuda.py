@@ -21,8 +21,9 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   computes fits (``strip_narrowing``).
 - Any pattern also fills in one launch: ``cooperative_fill`` (a grid barrier between
   steps); row and column patterns also by ``band_fill`` (each block owns a band of
-  every step and waits on per-band progress counters, only those of the bands before it
-  when the reads fit a diagonal pattern too, no barrier) and, when the reads are the
+  every step and waits on per-band progress counters: those of the bands before it
+  when the reads fit a diagonal pattern too, else each read that of the band it reads;
+  no barrier) and, when the reads are the
   nearest neighbours, strips in that diagonal's frame; :mod:`runtime.costmodel` picks
   among them with latencies measured on the machine (``launch_latency``,
   ``barrier_latency``).
@@ -474,7 +475,8 @@ def read(M, ck, a, b):
 #: in the window is served from it, from global memory past L1 otherwise (one unsigned
 #: comparison, ``{U}``, tells both sides of the window; 32 bits when the table's sides
 #: are under 2**31).  ``{sa}``, ``{sx}``: the read's and the cell's step; ``{pa}``: the
-#: read's position along the step, in the band's frame.
+#: read's position along the step, in the band's frame.  ``{wait}``: the wait of a band
+#: whose reads wait (:data:`_BAND_WAIT`), or nothing.
 #: ``read_kept`` serves the cell's own position of the step before, which its thread
 #: computed and kept in the register ``v``.
 _WINDOW_BAND_READ = """
@@ -485,16 +487,38 @@ def read(M, ctx, x0, x1, a, b):
         k = {U}({I}({pa}) - {I}(ctx[2]))
         if k < {U}(ctx[3]):
             return ctx[0][ctx[1], k]
-    return LOAD(M, ({ia}, {ib}))
+{wait}    return LOAD(M, ({ia}, {ib}))
 
 
 def read_kept(M, ctx, v, a, b):
     return v
 """
 
+#: A band's read outside its window that waits, first, until the band it reads from has
+#: finished the read's step (bands without a frame, :func:`band_fill`): ``ctx`` goes on
+#: with ``(progress, band width, this band, seen)``; ``seen[side, warp]`` keeps, for each
+#: warp and side, the last band read from there and the count of steps it had finished
+#: (``band << 32 | count``), so a warp reloads that band's counter only once the count is
+#: not enough for the step it reads.
+_BAND_WAIT = """
+    f = int64(min({U}({pa}), {U}({nb} - 1)) // {U}(ctx[5]))
+    c = int64(ctx[6])
+    if f != c:
+        side = 1 if f > c else 0
+        w = cuda.threadIdx.x >> 5
+        seen = ctx[7][side, w]
+        if (seen >> 32) != f or (seen & 0xFFFFFFFF) <= {sa}:
+            p = LOAD(ctx[4], f)
+            while p <= {sa}:
+                {nap}
+                p = LOAD(ctx[4], f)
+            ctx[7][side, w] = (f << 32) | int64(p)
+"""
+
 
 def _coherent_cell(rec: Recurrence, hoisted: bool = False,
-                   window: tuple[str, bool, bool] | None = None) -> Any:
+                   window: tuple[str, bool, bool] | None = None, keep: bool = True,
+                   wait: bool = False) -> Any:
     """The cell function as a device function ``cell(M, i, j, *args, *values)`` whose
     reads of ``M`` skip L1 (for kernels that read cells other blocks wrote in the same
     launch); with ``hoisted``, its loads of its array arguments are the caller's, passed
@@ -502,7 +526,9 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
     rows flipped, columns flipped)`` it is ``cell(M, i, j, *args, ctx, kept, *values)``,
     a band's cell whose reads of the step before may come from the band's window and
     whose read of its own position there from ``kept`` (:data:`_WINDOW_BAND_READ`; steps
-    along ``u``, the rows, or ``v``).
+    along ``u``, the rows, or ``v``); without ``keep``, ``cell(M, i, j, *args, ctx,
+    *values)`` and no read from ``kept``; with ``wait``, a read outside the window waits
+    for the band it reads from (:data:`_BAND_WAIT`).
     ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
     integers or floats."""
     _loadable(rec.dtype)
@@ -511,16 +537,18 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
     if window:
         along, rows, cols = window
         back = 1 if (rows if along == "u" else cols) else -1  # the step before, unflipped
-        kept = ((back, 0) if along == "u" else (0, back),)
+        kept = ((back, 0) if along == "u" else (0, back),) if keep else ()
         frame = {"a": _flip("a", "n", rows), "x0": _flip("x0", "n", rows),
                  "b": _flip("b", "m", cols), "x1": _flip("x1", "m", cols)}
         step, at = ("a", "b") if along == "u" else ("b", "a")
         cell_step = "x0" if along == "u" else "x1"
         wide = not _small(rec.shape)
-        read = _WINDOW_BAND_READ.format(sa=frame[step], sx=frame[cell_step], pa=frame[at],
-                                        ia=_index("a", rec.shape), ib=_index("b", rec.shape),
-                                        U="uint64" if wide else "uint32",
-                                        I="int64" if wide else "int32")
+        names = {"sa": frame[step], "sx": frame[cell_step], "pa": frame[at],
+                 "U": "uint64" if wide else "uint32", "I": "int64" if wide else "int32",
+                 "nb": "m" if along == "u" else "n", "nap": _nap()}
+        read = _WINDOW_BAND_READ.format(ia=_index("a", rec.shape), ib=_index("b", rec.shape),
+                                        wait=_BAND_WAIT.format(**names)[1:] if wait else "",
+                                        **names)
 
     def build() -> Any:
         cuda = _cuda()
@@ -530,13 +558,13 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
                                 cell_args=bool(window), hoist=hoist, kept=kept)
         tail = arg_tail(len(rec.args))
         vals = "".join(f", v{k}" for k in range(len(loads)))
-        ctx = ", ctx, kept" if window else ""
+        ctx = (", ctx, kept" if kept else ", ctx") if window else ""
         return cuda.jit(device=True)(compile_source(
             f"def cell(M, i, j{tail}{ctx}{vals}):\n"
             f"    return inner(M, i, j{tail}, {ctx[2:] if window else '0'}{vals})\n",
             "cell", {"inner": inner}))
 
-    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", read, *hoist), build)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", read, *kept, *hoist), build)
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
@@ -828,8 +856,10 @@ def wave_fill(rec: Recurrence, pattern_index: int, tile: int = 64,
 
 
 #: Bands: each block owns a fixed band of every step's cells and walks the steps in
-#: order; before step ``a`` it knows (``ready``) how many steps every band it reads from
-#: has finished, and polls their progress only when that is not enough.  When one round
+#: order.  With a frame, before step ``a`` it knows (``ready``) how many steps every band
+#: before it has finished, and polls their progress only when that is not enough
+#: (:data:`_BAND_POLL`); without, each read outside the band waits for the band it reads
+#: from (:data:`_BAND_WAIT`).  When one round
 #: of ``U`` cells a thread covers the band (``win > 0``), the band keeps its step in the
 #: window ``W`` for the next (slot ``a & 1``) and each cell's value stays in its thread's
 #: register ``y{k}``, which the cell of the next step at the same position reads
@@ -845,34 +875,11 @@ def bands(M, progress{args}):
     width = ({nb} + cuda.gridDim.x - 1) // cuda.gridDim.x
     lo = c * width
     hi = min({nb}, lo + width)
-    upto = {upto}
-    S = cuda.shared.array(3, int32)
     W = cuda.shared.array((2, {span}), DT)
     win = hi - lo if {U} * T >= hi - lo else 0
-    ready = 0
-    poll = uint32(0)
-{first}    if r == 0:  # the first poll's slot; each poll resets the next one's
-        S[0] = {na}
-    cuda.syncthreads()
+{setup}{first}    cuda.syncthreads()
     for {a} in range({na}):
-{step}        while ready < {a}:
-            if r < upto:
-                low = int32({na})
-                f = r
-                while f < upto:
-                    if f != c:
-                        low = min(low, LOAD(progress, f))
-                    f += T
-                cuda.atomic.min(S, poll, low)
-            after = uint32(poll + 1) if poll < 2 else uint32(0)
-            if r == 0:  # the next poll's slot, free since the last barrier
-                S[after] = {na}
-            cuda.syncthreads()
-            ready = S[poll]
-            poll = after
-            if ready < {a}:
-                {nap}
-        {b} = lo + r
+{step}{poll}        {b} = lo + r
         if win > 0:
             slot = ({a} + 1) & 1
             if {b} < hi:
@@ -885,6 +892,39 @@ def bands(M, progress{args}):
         if r == 0:
             cuda.threadfence()
             cuda.atomic.exch(progress, c, int32({a} + 1))
+"""
+
+#: The bands' poll before a step (:data:`_BANDS`, with a frame), its setup first: ``ready``
+#: steps finished by every band before this one.
+_BAND_POLL = ("""
+    S = cuda.shared.array(3, int32)
+    ready = 0
+    poll = uint32(0)
+    if r == 0:  # the first poll's slot; each poll resets the next one's
+        S[0] = {na}
+""", """
+        while ready < {a}:
+            if r < c:
+                low = int32({na})
+                f = r
+                while f < c:
+                    low = min(low, LOAD(progress, f))
+                    f += T
+                cuda.atomic.min(S, poll, low)
+            after = uint32(poll + 1) if poll < 2 else uint32(0)
+            if r == 0:  # the next poll's slot, free since the last barrier
+                S[after] = {na}
+            cuda.syncthreads()
+            ready = S[poll]
+            poll = after
+            if ready < {a}:
+                {nap}
+""")
+#: The setup of bands whose reads wait (:data:`_BANDS` without a frame, :data:`_BAND_WAIT`).
+_BAND_SEEN = """
+    SEEN = cuda.shared.array((2, {warps}), int64)
+    if r < 2 * {warps}:
+        SEEN[r // {warps}, r % {warps}] = -1
 """
 
 #: Registers a thread of a band fill's kernel of more than one cell a thread: three
@@ -943,19 +983,22 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
     bands before this one (in ``frame``'s NOSE frame, :data:`patterns.DIAGONAL_FLIPS`,
     every read goes up and/or left), so bands to the left run ahead and a band waits on
-    nothing to its right; without, it waits on every band.  The block's threads read the
-    counters together and keep their minimum, so a band that finds its left neighbours
-    ahead runs that many steps without polling again.  A poll is one block barrier: the
-    threads with counters to read fold them into a slot in shared memory, and the slots
-    go round three in turn, so the next poll's slot is reset before that barrier (the
-    knapsack's bands: 43 instructions a warp a poll with three barriers, by Nsight
-    Compute; about 30 now for a warp with no counter to read, in the SASS).  No ticket,
-    no grid barrier, no tile chain along a step: the wait between steps is one band's,
-    not a row of tiles'.
+    nothing to its right.  The block's threads read those bands' counters together and
+    keep their minimum, so a band that finds its left neighbours ahead runs that many
+    steps without polling again.  A poll is one block barrier: the threads with counters
+    to read fold them into a slot in shared memory, and the slots go round three in turn,
+    so the next poll's slot is reset before that barrier.  Without ``frame`` (reads on
+    both sides) a band does not poll: each read outside the band waits until the band it
+    reads has finished the read's step, and each warp keeps, for each side, the last such
+    band's count, so it reloads a counter only when the count is not enough (on the H200,
+    session 24, side by side, a two-sided stencil of 1001 x 200001 cells: 4.81 ms against
+    5.83 polling every band).  No ticket, no grid barrier, no tile chain along a step:
+    the wait between steps is one band's, not a row of tiles'.
 
     Every band must be resident at once (a band waits on bands that must run), so the
     grid is at most the cooperative limit; under the simulator, whose blocks run one
-    after another in order, a fill without ``frame`` takes one block.  Cells are read
+    after another in order, a fill without ``frame`` takes one block unless ``blocks``
+    says otherwise (then its reads must reach only bands before theirs).  Cells are read
     past L1.  ``SourceUnavailable`` when the cell function's source
     cannot be rewritten; ``ValueError`` for a pattern that is not a row or column pattern.
     """
@@ -967,7 +1010,7 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
     arrays, loads = _argument_loads(rec)
     along = "u" if code in ("RUD", "RDU") else "v"
-    cell = _coherent_cell(rec, hoisted=True, window=(along, rows, cols))
+    cell = _coherent_cell(rec, hoisted=True, window=(along, rows, cols), wait=not frame)
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = (_index(_flip(x, size, f), rec.shape)
               for x, size, f in (("u", "n", rows), ("v", "m", cols)))
@@ -982,28 +1025,34 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
 
     sched = (np.zeros(multiprocessors() * 32, np.int32),)  # a counter per resident block
     if _simulated():
-        planned = min(blocks or 1, sched[0].size) if frame else 1
+        planned = min(blocks or 1, sched[0].size) if frame or blocks else 1
     else:  # as many as are resident at BAND_REGISTERS registers a thread
         per_sm = max(1, min(2048 // threads, 65536 // (threads * BAND_REGISTERS)))
         planned = min(_sms(_cuda()) * per_sm, blocks or sched[0].size, sched[0].size)
     U = _band_unroll(unroll, across, threads, planned, rec.dtype)
     values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
     keep = (f"W[{a} & 1, {{3}} - lo] = x{{2}}", "y{2} = x{2}")
+    ctx = "lo, win" + ("" if frame else ", progress, width, c, SEEN")
     kept = "\n".join(_unrolled_cells(Iu, Jv, b, "T", U, tail, " " * 16, "hi",
-                                      ["(W, slot, lo, win)", "y{2}", *values], keep))
-    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", 1, tail, " " * 16, "hi", values,
+                                      [f"(W, slot, {ctx})", "y{2}", *values], keep))
+    cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", 1, tail, " " * 16, "hi",
+                                       values if frame else ["(W, 0, lo, 0, progress, width, "
+                                                             "c, SEEN)", *values],
                                        cell="plain"))
+    names = {"a": a, "na": "n" if a == "u" else "m", "nap": _nap(), "warps": -(-threads // 32)}
+    setup, poll = (x.format(**names)[1:] for x in _BAND_POLL) if frame else (
+        _BAND_SEEN.format(**names)[1:], "")
     src = _BANDS.format(
-        args=tail, a=a, b=b, na="n" if a == "u" else "m", nb="m" if b == "v" else "n",
-        upto="c" if frame else "cuda.gridDim.x", U=U, cells=cells, kept=kept, nap=_nap(),
-        span=U * threads,
+        args=tail, b=b, nb="m" if b == "v" else "n", U=U, cells=cells, kept=kept,
+        span=U * threads, setup=setup, poll=poll, **names,
         first="".join(f"    g{k} = {at(k, '0')}\n" for k in ahead)
         + "".join(f"    y{k} = DT(0)\n" for k in range(U)),
         step="".join(f"        h{k} = g{k}\n        g{k} = {at(k, f'{a} + 1')}\n"
                      for k in ahead))
     kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{Iu}-{'.'.join(arrays)}", src,
                    "bands", cell, BAND_REGISTERS if U > 1 else None,
-                   plain=_coherent_cell(rec, hoisted=True),
+                   plain=_coherent_cell(rec, hoisted=True, keep=False, wait=True,
+                                        window=None if frame else (along, rows, cols)),
                    int32=np.int32, int64=np.int64, uint32=np.uint32, DT=np.dtype(rec.dtype).type,
                    **_coherent(_cuda()))
 
@@ -1017,7 +1066,8 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
 
     return _run(rec, kern, "C" if along == "u" else "F", copy_back, launches, sched,
                 label=f"bands of {'rows' if along == 'u' else 'columns'}, "
-                      f"{'waiting on the bands before' if frame else 'waiting on every band'}")
+                      + ("waiting on the bands before" if frame else
+                         "each read waiting on its band"))
 
 
 _REG_READ = """
