@@ -1032,12 +1032,11 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     U = _band_unroll(unroll, across, threads, planned, rec.dtype)
     values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
     keep = (f"W[{a} & 1, {{3}} - lo] = x{{2}}", "y{2} = x{2}")
-    ctx = "lo, win" + ("" if frame else ", progress, width, c, SEEN")
+    waits = "" if frame else ", progress, width, c, SEEN"  # what a read's wait needs
     kept = "\n".join(_unrolled_cells(Iu, Jv, b, "T", U, tail, " " * 16, "hi",
-                                      [f"(W, slot, {ctx})", "y{2}", *values], keep))
+                                      [f"(W, slot, lo, win{waits})", "y{2}", *values], keep))
     cells = "\n".join(_unrolled_cells(Iu, Jv, b, "T", 1, tail, " " * 16, "hi",
-                                       values if frame else ["(W, 0, lo, 0, progress, width, "
-                                                             "c, SEEN)", *values],
+                                       ([] if frame else [f"(W, 0, lo, 0{waits})"]) + values,
                                        cell="plain"))
     names = {"a": a, "na": "n" if a == "u" else "m", "nap": _nap(), "warps": -(-threads // 32)}
     setup, poll = (x.format(**names)[1:] for x in _BAND_POLL) if frame else (
