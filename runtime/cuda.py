@@ -496,15 +496,16 @@ def read_kept(M, ctx, v, a, b):
 
 #: A band's read outside its window that waits, first, until the band it reads from has
 #: finished the read's step (bands without a frame, :func:`band_fill`): ``ctx`` goes on
-#: with ``(progress, band width, this band, seen)``; ``seen[side, warp]`` keeps, for each
-#: warp and side, the last band read from there and the count of steps it had finished
-#: (``band << 32 | count``), so a warp reloads that band's counter only once the count is
-#: not enough for the step it reads.
+#: with ``(progress, band width, this band, seen)``.  A read of this band (one unsigned
+#: comparison with its first position) does not wait, and only a read of another finds
+#: that band by a division.  ``seen[side, warp]`` keeps, for each warp and side, the last
+#: band read from there and the count of steps it had finished (``band << 32 | count``),
+#: so a warp reloads that band's counter only once the count is not enough for the step
+#: it reads.
 _BAND_WAIT = """
-    f = int64(min({U}({pa}), {U}({nb} - 1)) // {U}(ctx[5]))
-    c = int64(ctx[6])
-    if f != c:
-        side = 1 if f > c else 0
+    if {U}({I}({pa}) - {I}(ctx[2])) >= {U}(ctx[5]):  # not this band's: divide to find it
+        f = int64(min({U}({pa}), {U}({nb} - 1)) // {U}(ctx[5]))
+        side = 1 if f > int64(ctx[6]) else 0
         w = cuda.threadIdx.x >> 5
         seen = ctx[7][side, w]
         if (seen >> 32) != f or (seen & 0xFFFFFFFF) <= {sa}:
