@@ -17,7 +17,8 @@ Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``,
 ``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
 measured directly; a cooperative step of one round and each further round, and a band
 fill's step likewise, from timing those fills on a built-in knapsack (the *rows probe*:
-``max(M[i-1, j], M[i-1, j - W[i-1]] + V[i-1])``, int64), and a step of a register strip
+``max(M[i-1, j], M[i-1, j - W[i-1]] + V[i-1])``, int64, whose values stay in int32, so
+the bands compute it there, :func:`runtime.cuda.band_fill`), and a step of a register strip
 on a built-in nearest-neighbour recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) %
 65521``, int32, which its remainder keeps in int32, so the strips compute it there:
 :func:`runtime.cuda.strip_narrowing`).  Predictions,
@@ -73,7 +74,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 13
+VERSION = 14
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 

@@ -18,7 +18,7 @@ numba's simulator (logic only: tiny sizes, no speed, no types).
   topological order and wait on flags or words, so they cannot deadlock.  Reads of cells
   other blocks wrote skip L1 (``ld.global.cg``).  The strips compute an integer cell
   in int32, not numba's 64 bits, when :mod:`runtime.narrow` proves every value it
-  computes fits (``strip_narrowing``).
+  computes fits (``strip_narrowing``); the bands (below) likewise.
 - Any pattern also fills in one launch: ``cooperative_fill`` (a grid barrier between
   steps); row and column patterns also by ``band_fill`` (each block owns a band of
   every step and waits on per-band progress counters: those of the bands before it
@@ -519,7 +519,7 @@ _BAND_WAIT = """
 
 def _coherent_cell(rec: Recurrence, hoisted: bool = False,
                    window: tuple[str, bool, bool] | None = None, keep: bool = True,
-                   wait: bool = False) -> Any:
+                   wait: bool = False, narrow: frozenset[Position] = frozenset()) -> Any:
     """The cell function as a device function ``cell(M, i, j, *args, *values)`` whose
     reads of ``M`` skip L1 (for kernels that read cells other blocks wrote in the same
     launch); with ``hoisted``, its loads of its array arguments are the caller's, passed
@@ -529,7 +529,8 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
     whose read of its own position there from ``kept`` (:data:`_WINDOW_BAND_READ`; steps
     along ``u``, the rows, or ``v``); without ``keep``, ``cell(M, i, j, *args, ctx,
     *values)`` and no read from ``kept``; with ``wait``, a read outside the window waits
-    for the band it reads from (:data:`_BAND_WAIT`).
+    for the band it reads from (:data:`_BAND_WAIT`); ``narrow``: the values computed in
+    int32 (:func:`_rewritten_cell`).
     ``SourceUnavailable`` when its source cannot be rewritten or the cells are not
     integers or floats."""
     _loadable(rec.dtype)
@@ -556,7 +557,8 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
         inner = _rewritten_cell(rec, ("coherent-cell", read), read,
                                 {**_coherent(cuda), "int64": np.int64, "int32": np.int32,
                                  "uint32": np.uint32, "uint64": np.uint64},
-                                cell_args=bool(window), hoist=hoist, kept=kept)
+                                cell_args=bool(window), hoist=hoist, kept=kept,
+                                narrow=narrow)
         tail = arg_tail(len(rec.args))
         vals = "".join(f", v{k}" for k in range(len(loads)))
         ctx = (", ctx, kept" if kept else ", ctx") if window else ""
@@ -565,7 +567,8 @@ def _coherent_cell(rec: Recurrence, hoisted: bool = False,
             f"    return inner(M, i, j{tail}, {ctx[2:] if window else '0'}{vals})\n",
             "cell", {"inner": inner}))
 
-    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", read, *kept, *hoist), build)
+    return CACHE.get(rec.func, ("cuda", "coherent-wrapped", read, *kept, *hoist, narrow),
+                     build)
 
 
 def _unrolled_cells(i: str, j: str, var: str, stride: str, unroll: int, tail: str,
@@ -960,7 +963,8 @@ def _band_unroll(unroll: int | None, across: int, threads: int, bands: int,
 
 def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
               threads: int = BAND_THREADS, blocks: int | None = None,
-              unroll: int | None = None, copy_back: bool = True) -> DeviceFill:
+              unroll: int | None = None, copy_back: bool = True,
+              narrow: bool = True) -> DeviceFill:
     """A row or column pattern filled in one persistent launch by bands: block ``c`` of
     ``B`` owns the ``c``-th of ``B`` equal slices of every step (a band of columns, for
     rows) and walks the steps in order, publishing after each step how many it has
@@ -978,7 +982,10 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     load; reads outside it go to global memory.  Otherwise (a band wider than the round,
     or no room for the window) the threads walk the band a cell at a time, every read from
     global memory.  Indices go through 32 bits when the table's sides allow
-    (:func:`_index`), which spares numba's test for negative ones.
+    (:func:`_index`), which spares numba's test for negative ones.  With ``narrow``, an
+    integer cell is computed in int32, and the band's window and registers hold int32,
+    when :mod:`runtime.narrow` proves that exact over the fill's steps (a read reaches
+    only earlier steps); the table keeps its type.
 
     Before step ``a`` a block needs every band its reads reach to have finished ``a``
     steps.  With ``frame``, a diagonal pattern that also fits the reads, they reach only
@@ -1011,12 +1018,16 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     rows, cols = DIAGONAL_FLIPS[frame] if frame else (p.pi[0] < 0, p.pi[1] < 0)
     arrays, loads = _argument_loads(rec)
     along = "u" if code in ("RUD", "RDU") else "v"
-    cell = _coherent_cell(rec, hoisted=True, window=(along, rows, cols), wait=not frame)
+    n, m = rec.shape
+    nw = narrowing(rec.func, rec.shape, rec.dtype, rec.args, n if along == "u" else m) \
+        if narrow else None
+    positions = nw.positions if nw else frozenset()
+    cell = _coherent_cell(rec, hoisted=True, window=(along, rows, cols), wait=not frame,
+                          narrow=positions)
     a, b = ("u", "v") if along == "u" else ("v", "u")
     Iu, Jv = (_index(_flip(x, size, f), rec.shape)
               for x, size, f in (("u", "n", rows), ("v", "m", cols)))
     tail = arg_tail(len(rec.args))
-    n, m = rec.shape
     across = m if along == "u" else n
     across_key = "{1}" if along == "u" else "{0}"  # a load that names it is a cell's own
     ahead = [k for k, t in enumerate(loads) if across_key not in t]
@@ -1030,7 +1041,8 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     else:  # as many as are resident at BAND_REGISTERS registers a thread
         per_sm = max(1, min(2048 // threads, 65536 // (threads * BAND_REGISTERS)))
         planned = min(_sms(_cuda()) * per_sm, blocks or sched[0].size, sched[0].size)
-    U = _band_unroll(unroll, across, threads, planned, rec.dtype)
+    held = _register_type(rec, nw)  # the window's and the kept registers' type
+    U = _band_unroll(unroll, across, threads, planned, held)
     values = [f"h{k}" if k in ahead else t for k, t in enumerate(loads)]
     keep = (f"W[{a} & 1, {{3}} - lo] = x{{2}}", "y{2} = x{2}")
     waits = "" if frame else ", progress, width, c, SEEN"  # what a read's wait needs
@@ -1049,11 +1061,13 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
         + "".join(f"    y{k} = DT(0)\n" for k in range(U)),
         step="".join(f"        h{k} = g{k}\n        g{k} = {at(k, f'{a} + 1')}\n"
                      for k in ahead))
-    kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{Iu}-{'.'.join(arrays)}", src,
+    kern = _kernel(rec, f"bands-{code}-{frame}-{U}-{threads}-{Iu}-{'.'.join(arrays)}"
+                   + (f"-i32-{hash(positions)}" if nw else ""), src,
                    "bands", cell, BAND_REGISTERS if U > 1 else None,
                    plain=_coherent_cell(rec, hoisted=True, keep=False, wait=True,
-                                        window=None if frame else (along, rows, cols)),
-                   int32=np.int32, int64=np.int64, uint32=np.uint32, DT=np.dtype(rec.dtype).type,
+                                        window=None if frame else (along, rows, cols),
+                                        narrow=positions),
+                   int32=np.int32, int64=np.int64, uint32=np.uint32, DT=held.type,
                    **_coherent(_cuda()))
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
@@ -1067,7 +1081,7 @@ def band_fill(rec: Recurrence, pattern_index: int, frame: str | None = None,
     return _run(rec, kern, "C" if along == "u" else "F", copy_back, launches, sched,
                 label=f"bands of {'rows' if along == 'u' else 'columns'}, "
                       + ("waiting on the bands before" if frame else
-                         "each read waiting on its band"))
+                         "each read waiting on its band") + _narrow_note(nw))
 
 
 _REG_READ = """

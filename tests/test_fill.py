@@ -707,6 +707,31 @@ def test_band_fill_rows_and_columns(code, frame):
         _same(res.table, plan.reference)
 
 
+def test_band_fill_computes_in_int32_when_proven_exact():
+    # knapsacks of fresh items: one whose values stay in int32 is computed there (the
+    # window and the kept registers in int32, the table int64), with the frame and
+    # without, in the window and cell by cell; one whose table passes 2**31 is not, and
+    # both tables are exact
+    import knapsack
+    from runtime import cuda
+
+    rng = np.random.default_rng()
+    small = knapsack.make_knapsack(rng.integers(1, 6, 6), rng.integers(1, 1000, 6), 13)
+    big = knapsack.make_knapsack(rng.integers(1, 6, 6), rng.integers(2**30, 2**31, 6), 13)
+    assert make_plan(big).reference.max() >= 2**31
+    for rec in (small, big):
+        plan = make_plan(rec)
+        for frame, blocks, unroll in (("NOSE", 3, 2), ("NOSE", 2, 1), (None, 1, 2), (None, 1, 1)):
+            res = cuda.band_fill(rec, BY_CODE["RUD"].index, frame, threads=2, blocks=blocks,
+                                 unroll=unroll)
+            assert ("int32 arithmetic, proven exact for values 0.." in res.kernel) == (rec is small)
+            _same(res.table, plan.reference)
+    res = cuda.band_fill(small, BY_CODE["RUD"].index, "NOSE", threads=2, blocks=3, unroll=2,
+                         narrow=False)
+    assert "int32" not in res.kernel
+    _same(res.table, make_plan(small).reference)
+
+
 #: Reads of the step before on both sides, for each row and column pattern: no diagonal
 #: pattern fits them.
 BOTH_SIDES = {"RUD": [(-1, -2), (-1, 3), (-2, 1), (-1, 0)], "RDU": [(1, -3), (1, 2), (2, 0)],
