@@ -66,7 +66,7 @@ def main() -> None:
         rud = BY_CODE["RUD"].index
         steps = plan.pattern_steps or 0
         choice = costmodel.choose(rec, "RUD", plan.patterns or (), steps, cal)
-        grid = costmodel.predict(cal, "RUD", rec.shape, steps, None, None)["cooperative"][1]
+        grid = costmodel.predict(cal, "RUD", rec.shape, steps, None)["cooperative"][1]
         runs = {"launches": lambda cb: cuda.pattern_fill(rec, rud, steps, "C", cb),
                 "coop max grid": lambda cb: cuda.cooperative_fill(rec, rud, "C", cb),
                 "coop model grid": lambda cb: cuda.cooperative_fill(

@@ -28,14 +28,16 @@ are resident)::
 
     launches        S (launch + coop_step + (ceil(N / S / (B_max T)) - 1) round)
     cooperative(B)  S (barrier(B) + coop_step + (ceil(N / S / (B T U)) - 1) round)
-    bands           S (band_step + (rounds - 1) band_round [+ barrier(B_band)]),
+    bands           S (band_step + (rounds - 1) band_round),
                     rounds = ceil(N / S / (B_band BAND_THREADS))
     strips          strip_step sqrt(R C / R_p C_p) (m / C + n / R + ceil(n / 32 R) (2 batch + 31))
 
 where a step's first round (``coop_step``, ``band_step``) is measured apart from a further
 one (on the H200 a cooperative step of one round cost 2.9-3.1 us past its barrier, a further
-round 1.3 us), the bands' barrier term stands for waiting on every band, when no diagonal
-pattern fits the reads, and ``R x C`` is the strips' block for the recurrence's cells
+round 1.3 us), bands whose reads wait on their bands (no diagonal pattern fits the reads)
+are predicted as those waiting on the bands before (on the H200, session 25, a two-sided
+stencil's bands took 4.5 ms where the grid barrier a step this term once added predicted
+5.2, and the cooperative launch it picked took 6.9), and ``R x C`` is the strips' block for the recurrence's cells
 (:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch` for
 4-byte cells), ``R_p x C_p`` the probe's (4x2), whose step is
 measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
@@ -300,17 +302,12 @@ def _bands(sms: int) -> int:
     return sms * (2048 // BAND_THREADS)
 
 
-def _barrier(cal: Calibration, blocks: int) -> float:
-    """The measured grid barrier of the grid size nearest ``blocks``."""
-    return min(cal.barrier_s, key=lambda bs: abs(bs[0] - blocks))[1]
-
-
 def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
-            band_frame: str | None, strip_frame: str | None,
+            strip_frame: str | None,
             strip_block: tuple[int, int] | None = None) -> dict[str, tuple[float, int | None]]:
     """Predicted seconds (and grid, for ``cooperative``) of each candidate for pattern
-    ``code`` on a table of ``shape`` filled in ``steps`` steps; ``band_frame`` and
-    ``strip_frame`` are the diagonal patterns those kernels would use, or ``None``;
+    ``code`` on a table of ``shape`` filled in ``steps`` steps; ``strip_frame`` is the
+    diagonal pattern the strips would use, or ``None`` (no strips);
     ``strip_block`` the strips' ``(R, C)`` block (:func:`runtime.cuda.strip_block`; by
     default the unit of :func:`strip_steps`, the probe's block in 64-bit arithmetic)."""
     from runtime import cuda
@@ -322,10 +319,8 @@ def predict(cal: Calibration, code: str, shape: tuple[int, int], steps: int,
         block = strip_block or cuda.strip_block(PROBE_DTYPE)
         out["strips"] = (cal.strip_step_s * strip_steps(n, m, block), None)
     if code not in DIAGONAL_FLIPS:  # rows or columns
-        bands = _bands(cal.multiprocessors)
-        wait = 0.0 if band_frame is not None else _barrier(cal, bands)
-        rounds = math.ceil(per_step / (bands * cuda.BAND_THREADS))
-        out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s + wait), None)
+        rounds = math.ceil(per_step / (_bands(cal.multiprocessors) * cuda.BAND_THREADS))
+        out["bands"] = (steps * (cal.band_s + (rounds - 1) * cal.band_round_s), None)
 
     def step(cells: int) -> float:  # a cooperative step's rounds of ``cells`` cells each
         return cal.coop_s + (math.ceil(per_step / cells) - 1) * cal.round_s
@@ -349,7 +344,7 @@ def choose(rec: Recurrence, code: str, patterns: tuple[str, ...], steps: int,
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
     block = _strips_block(rec) if strip_frame is not None else None
-    pred = predict(cal, code, shape, steps, band_frame, strip_frame, block)
+    pred = predict(cal, code, shape, steps, strip_frame, block)
     kernel = min(pred, key=lambda k: (pred[k][0], KERNELS.index(k)))
     frame = strip_frame if kernel == "strips" else band_frame if kernel == "bands" else None
     ranked = tuple(sorted(((k, v[0]) for k, v in pred.items()), key=lambda kv: kv[1]))
