@@ -1665,7 +1665,8 @@ def strip_narrowing(rec: Recurrence, narrow: bool = True) -> Narrowing | None:
 
 
 def _register_type(rec: Recurrence, nw: Narrowing | None) -> np.dtype:
-    """The type the strips hold a cell in: int32 with a narrowing, else the table's."""
+    """The type the strips and the bands hold a cell in (registers, the strips' boundary
+    words, the bands' window): int32 with a narrowing, else the table's."""
     return np.dtype(np.int32) if nw else np.dtype(rec.dtype)
 
 
