@@ -6,11 +6,12 @@ whose reads also fit NOSE, and a stencil reading the row above on both sides (on
 fits).  Kernels: a launch per step (``pattern_fill``), one cooperative launch at the
 largest resident grid with one cell a thread a round and at the model's grid with
 ``UNROLL`` cells, bands (``band_fill``: waiting on the bands before, in the NOSE frame,
-and without a frame, each read waiting on its band), and register strips in the NOSE frame (``strip_fill``,
-binomial only).  Every fill is compared with the sequential reference first; medians of
-``--repeat`` runs, compute only.  The last columns are the model's pick and its
-prediction for it.  First, the card's write bandwidth (``cuda.write_bandwidth`` on a
-buffer the knapsack's size), the ceiling for fills that write each cell once.
+and without a frame, each read waiting on its band), and register strips in the NOSE
+frame (``strip_fill``, binomial only).  Every fill is compared with the sequential
+reference first; medians of ``--repeat`` runs, compute only.  The last columns are the
+model's pick and its prediction for it.  First, the card's write bandwidth
+(``cuda.write_bandwidth`` on a buffer the knapsack's size), the ceiling for fills that
+write each cell once.
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_rows.py [--repeat 5]``
 """

@@ -37,10 +37,10 @@ one (on the H200 a cooperative step of one round cost 2.9-3.1 us past its barrie
 round 1.3 us), bands whose reads wait on their bands (no diagonal pattern fits the reads)
 are predicted as those waiting on the bands before (on the H200, session 25, a two-sided
 stencil's bands took 4.5 ms where the grid barrier a step this term once added predicted
-5.2, and the cooperative launch it picked took 6.9), and ``R x C`` is the strips' block for the recurrence's cells
-(:func:`runtime.cuda.strip_block`; ``batch``, its :func:`runtime.cuda.strip_batch` for
-4-byte cells), ``R_p x C_p`` the probe's (4x2), whose step is
-measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
+5.2, and the cooperative launch it picked took 6.9), and ``R x C`` is the strips' block
+for the recurrence's cells (:func:`runtime.cuda.strip_block`; ``batch``, its
+:func:`runtime.cuda.strip_batch` for 4-byte cells), ``R_p x C_p`` the probe's (4x2), whose
+step is measured: on the H200 a step of 4x1 blocks cost about 0.7 of a 4x2 step, and of 8x4
 blocks 1.7-2.1 of it (LCS, DTW at 32768, before the strips had store warps), about the
 square root of the cells' ratio.
 

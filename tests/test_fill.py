@@ -724,7 +724,8 @@ def test_band_fill_computes_in_int32_when_proven_exact():
         for frame, blocks, unroll in (("NOSE", 3, 2), ("NOSE", 2, 1), (None, 1, 2), (None, 1, 1)):
             res = cuda.band_fill(rec, BY_CODE["RUD"].index, frame, threads=2, blocks=blocks,
                                  unroll=unroll)
-            assert ("int32 arithmetic, proven exact for values 0.." in res.kernel) == (rec is small)
+            narrowed = "int32 arithmetic, proven exact for values 0.." in res.kernel
+            assert narrowed == (rec is small)
             _same(res.table, plan.reference)
     res = cuda.band_fill(small, BY_CODE["RUD"].index, "NOSE", threads=2, blocks=3, unroll=2,
                          narrow=False)
@@ -739,7 +740,7 @@ BOTH_SIDES = {"RUD": [(-1, -2), (-1, 3), (-2, 1), (-1, 0)], "RDU": [(1, -3), (1,
 
 
 @pytest.mark.parametrize("code", sorted(BOTH_SIDES))
-def test_band_fill_reads_on_both_sides_wait_on_every_band(code):
+def test_band_fill_reads_on_both_sides_wait_on_their_bands(code):
     from runtime import cuda
 
     rec = make_stencil(np.array(BOTH_SIDES[code]), (6, 11), 2, np.int64)
