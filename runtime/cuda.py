@@ -1184,13 +1184,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
     and a block barrier every batch of ``B`` steps lets the store warps store the batch
     before from the ring into ``MF`` (the table as one row of cells), ``P`` runs of ``C B``
-    cells of a row at a time; a store lane whose runs of the batch all lie in the table
-    stores them untested, so only lanes at the table's edges test each store (on the
-    H200, session 26, a lone LCS strip of 256 x 32769 cells took 477 ns a step, 291 with
-    the store warps idle and 414 with their ring loads and tests but no stores: the
-    compute warp waited at the barrier on the store warps' instructions, not on memory;
-    untested, a lane's store is 4 instructions against about 18).  ``B`` is also the
-    blocks of the row above fetched at a time.  Under
+    cells of a row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
     the simulator (threads not in lockstep) the warp exchanges go through shared memory
     with block barriers instead of shuffles, which the store warps meet too.  With
     ``anywhere`` (only with ``K`` or ``score``: the compute warp stores no cell itself)
@@ -1242,20 +1236,13 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         di = -P if rows else P  # the flat index's step from one of a lane's runs to the next
         dj = Q * C if cols else -Q * C
         n_it = 32 * R // P
-        # a lane whose runs all fall in the table stores them untested, the others test each
-        last = n_it - 1
-        put(depth, f"if col >= {last * Q * C} and col < m and u0 + pr + {last * P} < n:")
-        for guard in (False, True):
-            for lo in range(0, n_it, 8):
-                its = range(lo, min(n_it, lo + 8))
-                put(depth + 1, *[f"y{it} = RG[U(sidx + {it * Q * LS})]" for it in its])
-                for it in its:
-                    store = f"MF[U(ix + {it * di} * m + {it * dj})] = y{it}"
-                    put(depth + 1, *([f"if col >= {it * Q * C} and col - {it * Q * C} < m and "
-                                      f"u0 + pr + {it * P} < n:", "    " + store] if guard
-                                     else [store]))
-            if not guard:
-                put(depth, "else:")
+        for lo in range(0, n_it, 8):
+            its = range(lo, min(n_it, lo + 8))
+            put(depth, *[f"y{it} = RG[U(sidx + {it * Q * LS})]" for it in its])
+            for it in its:
+                put(depth, f"if col >= {it * Q * C} and col - {it * Q * C} < m and "
+                    f"u0 + pr + {it * P} < n:",
+                    f"    MF[U(ix + {it * di} * m + {it * dj})] = y{it}")
 
     def block(depth: int, guard: bool) -> None:
         for r in range(R):

@@ -519,41 +519,6 @@ def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, w
     assert res.kernel.endswith(f", {K} store warps{note})" if K else f" cells a lane{note})")
 
 
-@pytest.mark.parametrize("code, dtype, narrow", [
-    ("NOSE", "int32", True), ("SENO", "float64", True), ("SONE", "float32", True),
-    ("NESO", "int64", False)])
-def test_store_warps_store_runs_inside_the_table_untested(code, dtype, narrow, write_rec,
-                                                          monkeypatch):
-    # 258 x 136, 8x4 blocks, 4 store warps: in the first strip, a store lane whose runs of
-    # a batch (16 cells of a row, 8 runs at a time; 8 cells, 16 at a time for 8-byte
-    # cells) all lie in the table stores them with no test, past column 120 or so; the
-    # second strip's 2 rows are stored tested.  Untested stores marked wrong show in the
-    # table, so the untested path runs; as built, the table is the reference
-    from runtime import cuda
-
-    build = cuda._strip_source
-
-    def marked(*a, **k):  # the untested path also writes -7 at the lane's first run
-        src = build(*a, **k)
-        head = re.search(r"\n( *)if col >= \d+ and col < m and u0 \+ pr \+ \d+ < n:\n", src)
-        assert head, "no untested path"
-        at = src.index(f"\n{head.group(1)}else:\n", head.end())
-        return src[:at] + f"\n{head.group(1)}    MF[U(ix)] = -7" + src[at:]
-
-    shape = (258, 136)
-    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE[code].index, 8, cols_per_step=4, store_warps=4,
-                          narrow=narrow)
-    _same(res.table, make_plan(rec).reference)
-    monkeypatch.setattr(cuda, "_strip_source", marked)
-    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE[code].index, 8, cols_per_step=4, store_warps=4,
-                          narrow=narrow)
-    rows = np.nonzero((res.table == -7).any(axis=1))[0]
-    rows = rows if DIAGONAL_FLIPS[code][0] is False else shape[0] - 1 - rows
-    assert len(rows) and rows.max() < 256  # the first strip only
-
-
 def _clamped_reads(shape: tuple[int, int]) -> str:
     """A nearest-neighbour NOSE recurrence whose loads of its arguments stay in the cell
     (an index through ``max``: not an index expression the kernels take out), so the
