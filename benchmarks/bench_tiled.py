@@ -8,8 +8,10 @@ device).
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]
 [--strips 8x1,8x2,8x4,4x4] [--no-tiles] [--calls]`` (``--strips``: the strips' ``R x C``
 blocks, ``RxCxK`` with ``K`` store warps instead of the default
-``runtime.cuda.strip_store_warps``, ``x0`` for none, a trailing ``w`` for cells computed
-as numba types them, not in int32 where that is proven exact (``runtime.narrow``);
+``runtime.cuda.strip_store_warps``, ``x0`` for none; trailing letters: ``w`` for cells
+computed as numba types them, not in int32 where that is proven exact (``runtime.narrow``),
+``v`` for the store warps' 16-byte vectors, ``d`` for blocks computed by anti-diagonals
+(``strip_fill``'s ``vectors`` and ``diagonals``);
 ``--calls``: a second line a case, the medians of the whole calls: the host's work, the
 args in, the table allocated, the fill).
 """
@@ -58,9 +60,11 @@ def main() -> None:
                 "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
                 "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
             for b in blocks:
-                r, c, *k = map(int, b.rstrip("w").split("x"))
-                runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k, w=b.endswith("w"): cuda.strip_fill(
-                    rec, p.index, r, cb, c, store_warps=k[0] if k else None, narrow=not w)
+                r, c, *k = map(int, b.rstrip("wvd").split("x"))
+                opts = set(b[len(b.rstrip("wvd")):])
+                runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k, o=opts: cuda.strip_fill(
+                    rec, p.index, r, cb, c, store_warps=k[0] if k else None, narrow="w" not in o,
+                    vectors="v" in o, diagonals="d" in o)
             med, call = {}, {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)

@@ -1163,7 +1163,7 @@ def _argument_loads(rec: Recurrence) -> tuple[tuple[str, ...], list[str]]:
 def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
                   pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
                   loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH,
-                  anywhere: bool = False) -> str:
+                  anywhere: bool = False, V: int = 1, diagonals: bool = False) -> str:
     """Source of the strip kernel (see :func:`strip_fill`): a lane's ``R x C`` block of
     cells unrolled, computed into registers before any is stored; ``W`` words a boundary
     value, strip ``k``'s last row in slot ``k % nslots`` of ``BND`` (``m + C`` values, so
@@ -1184,7 +1184,11 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
     and a block barrier every batch of ``B`` steps lets the store warps store the batch
     before from the ring into ``MF`` (the table as one row of cells), ``P`` runs of ``C B``
-    cells of a row at a time.  ``B`` is also the blocks of the row above fetched at a time.  Under
+    cells of a row at a time, ``V`` cells (1, or 4 as one 16-byte vector: ``LD4``, ``ST4``,
+    :func:`runtime.intrinsics.load4`) a load or store, the compute warp's ring writes
+    too.  ``B`` is also the blocks of the row above fetched at a time.  A block's cells come
+    row by row, or with ``diagonals`` anti-diagonal by anti-diagonal: the same cells, in
+    another order, which ptxas schedules differently (:func:`strip_fill`).  Under
     the simulator (threads not in lockstep) the warp exchanges go through shared memory
     with block barriers instead of shuffles, which the store warps meet too.  With
     ``anywhere`` (only with ``K`` or ``score``: the compute warp stores no cell itself)
@@ -1204,7 +1208,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     nap = _nap()
     L: list[str] = []
     shift = 0  # with store warps, the compute warp's step sits one level deeper
-    LS, SS = _ring_strides(R, C)
+    LS, SS = _ring_strides(R, C, V)
     uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
     ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_c
              for r in (range(R) if by_r else [0]) for c in range(C)]
@@ -1226,7 +1230,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
                 f"    p{t} = LOAD(BND, (above + col) * {W} + (f & {W - 1}))")
 
     CB = C * B  # a run: a lane's cells of one row in a batch
-    P = 32 * K // CB  # runs the store warps store at once
+    P = 32 * K * V // CB  # runs the store warps store at once
     Q = P // R  # lanes of the compute warp those runs step over
 
     def stores(depth: int) -> None:  # the batch before, P runs at a time, loads before stores
@@ -1238,31 +1242,39 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         n_it = 32 * R // P
         for lo in range(0, n_it, 8):
             its = range(lo, min(n_it, lo + 8))
-            put(depth, *[f"y{it} = RG[U(sidx + {it * Q * LS})]" for it in its])
+            put(depth, *[f"y{it} = {'LD4(RG, ' if V > 1 else 'RG['}U(sidx + {it * Q * LS})"
+                         f"{')' if V > 1 else ']'}" for it in its])
             for it in its:
+                at = f"U(ix + {it * di} * m + {it * dj})"
                 put(depth, f"if col >= {it * Q * C} and col - {it * Q * C} < m and "
                     f"u0 + pr + {it * P} < n:",
-                    f"    MF[U(ix + {it * di} * m + {it * dj})] = y{it}")
+                    f"    ST4(MF, {at}, {', '.join(f'y{it}[{v}]' for v in range(V))})"
+                    if V > 1 else f"    MF[{at}] = y{it}")
+
+    cells = [(r, c) for r in range(R) for c in range(C)]
+    if diagonals:  # the block's anti-diagonals in turn, each cell after its neighbours
+        cells.sort(key=lambda rc: (rc[0] + rc[1], rc[0]))
 
     def block(depth: int, guard: bool) -> None:
-        for r in range(R):
-            for c in range(C):
-                left = f"x{r}_{c - 1}" if c else f"l{r}"
-                up = f"x{r - 1}_{c}" if r else f"t{c}"
-                if r:
-                    diag = f"x{r - 1}_{c - 1}" if c else f"l{r - 1}"
-                else:
-                    diag = f"t{c - 1}" if c else "cn"
-                vals = "".join(f", {value(k, r, c)}" for k in range(len(loads)))
-                call = (f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, {J(f'v0 + {c}')}{args}, "
-                        f"({left}, {up}, {diag}){vals}))")
-                put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
-                             else [call]))
+        for r, c in cells:
+            left = f"x{r}_{c - 1}" if c else f"l{r}"
+            up = f"x{r - 1}_{c}" if r else f"t{c}"
+            if r:
+                diag = f"x{r - 1}_{c - 1}" if c else f"l{r - 1}"
+            else:
+                diag = f"t{c - 1}" if c else "cn"
+            vals = "".join(f", {value(k, r, c)}" for k in range(len(loads)))
+            call = (f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, {J(f'v0 + {c}')}{args}, "
+                    f"({left}, {up}, {diag}){vals}))")
+            put(depth, *([f"if ub + {r} < n and v0 + {c} < m:", "    " + call] if guard
+                         else [call]))
         if score:  # no cell stored
             return
         if K:  # into the ring, every cell: the store warps skip those outside the table
-            put(depth, *[f"RG[U(rs + lane * {LS} + {r * C + c})] = x{r}_{c}"
-                         for r in range(R) for c in range(C)])
+            put(depth, *[f"ST4(RG, U(rs + lane * {LS} + {r * C + c}), "
+                         + ", ".join(f"x{r}_{c + v}" for v in range(V)) + ")" if V > 1 else
+                         f"RG[U(rs + lane * {LS} + {r * C + c})] = x{r}_{c}"
+                         for r in range(R) for c in range(0, C, V)])
             return
         for r in range(R):  # stores after every cell, so the cells' loads overlap
             for group in pairs[r] if pairs and not guard else [(c,) for c in range(C)]:
@@ -1286,7 +1298,8 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         put(1, "XK = cuda.shared.array(1, int64)")
     if K:  # a store lane's place in a batch: its step, column, first run
         put(1, f"RG = cuda.shared.array({2 * B * SS}, DT)", "el = lane - 32",
-            f"sb = (el % {CB}) // {C}", f"sc = el % {C}", f"pr = el // {CB}",
+            f"sb = (el % {CB // V}) // {C // V}",
+            f"sc = el % {C}" if V == 1 else f"sc = {V} * (el % {C // V})", f"pr = el // {CB // V}",
             f"gr = pr // {R}", f"rr = pr % {R}")
     put(1, "while True:", "    k = 0", "    if lane == 0:",
         "        k = cuda.atomic.add(ticket, 0, 1)")
@@ -1517,31 +1530,36 @@ def _store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
     return ""
 
 
-def _ring_strides(R: int, C: int) -> tuple[int, int]:
+def _ring_strides(R: int, C: int, V: int = 1) -> tuple[int, int]:
     """Cells of the store warps' ring (:func:`_strip_source`) from one lane's cells of a
-    step to the next lane's, and from one step to the next: a lane's ``R C`` cells and one
-    more (odd, so the lanes' writes miss each other's banks), a step's 32 lanes and one
-    more.
+    step to the next lane's, and from one step to the next.  Cells moved one at a time
+    (``V`` 1): a lane's ``R C`` cells and one more (odd, so the lanes' writes miss each
+    other's banks), a step's 32 lanes and one more.  Four at a time (``V`` 4, 16-byte
+    vectors, 16-byte aligned): a lane's cells and 4 more, so 8 lanes' vectors cover the
+    32 banks, and a step's 32 lanes (a multiple of 8 vectors, so a store warp's 8 rows of a
+    step cover the banks at every step).
 
     Examples
     --------
-    >>> _ring_strides(4, 2)
-    (9, 289)
+    >>> _ring_strides(4, 2), _ring_strides(8, 4, 4)
+    ((9, 289), (36, 1152))
     """
+    if V == 4:
+        return R * C + 4, 32 * (R * C + 4)
     lane = R * C + 1
     return lane, 32 * lane + 1
 
 
-def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype) -> int:
+def _ring_bytes(R: int, C: int, B: int, dtype: np.dtype, V: int = 1) -> int:
     """Bytes of the ring in shared memory through which the store warps take a strip's
-    cells of ``2 B`` steps (strides: :func:`_ring_strides`).
+    cells of ``2 B`` steps, ``V`` at a time (strides: :func:`_ring_strides`).
 
     Examples
     --------
     >>> _ring_bytes(4, 2, 4, np.dtype(np.int32))
     9248
     """
-    return 2 * B * _ring_strides(R, C)[1] * np.dtype(dtype).itemsize
+    return 2 * B * _ring_strides(R, C, V)[1] * np.dtype(dtype).itemsize
 
 
 def strip_batch(R: int, C: int, dtype: np.dtype) -> int:
@@ -1566,24 +1584,29 @@ def strip_batch(R: int, C: int, dtype: np.dtype) -> int:
     return STRIP_BATCH if _ring_bytes(R, C, STRIP_BATCH, dtype) <= RING_BYTES else 2
 
 
-def _store_runs_fit(R: int, C: int, K: int, B: int) -> bool:
-    """Whether ``K`` store warps' lanes cover a batch of ``B`` steps of a strip of ``R x
-    C`` blocks in whole runs (``C B`` cells of a row), each lane keeping its column and
-    lane offset from one run to the next (so its addresses step by constants).
+def _store_runs_fit(R: int, C: int, K: int, B: int, V: int = 1) -> bool:
+    """Whether ``K`` store warps' lanes, ``V`` cells each, cover a batch of ``B`` steps of
+    a strip of ``R x C`` blocks in whole runs (``C B`` cells of a row), each lane keeping
+    its column and lane offset from one run to the next (so its addresses step by
+    constants).
 
     Examples
     --------
     >>> _store_runs_fit(4, 2, 2, 4), _store_runs_fit(4, 2, 3, 4), _store_runs_fit(6, 2, 2, 4)
     (True, False, False)
+    >>> _store_runs_fit(8, 4, 4, 4, 4), _store_runs_fit(8, 2, 4, 4, 4)
+    (True, False)
     """
-    run = C * B
+    run = C * B // V  # lanes a run takes
     P = 32 * K // run
-    return K > 0 and 32 * K % run == 0 and P % R == 0 and 32 * R % P == 0
+    return (K > 0 and C % V == 0 and 32 * K % run == 0 and P % R == 0
+            and 32 * R % P == 0)
 
 
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
                copy_back: bool = True, cols_per_step: int | None = None,
-               store_warps: int | None = None, narrow: bool = True) -> DeviceFill:
+               store_warps: int | None = None, narrow: bool = True, vectors: bool = False,
+               diagonals: bool = False) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -1626,6 +1649,14 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     distance 8.35 against 8.78, DTW 8.44 against 8.70; Smith-Waterman 8.26 against
     8.09, 2% slower).
 
+    Two options change the code, not the table, and are off by default because neither
+    wins everywhere (the H200, docs/benchmarks.md, session 28, 32768², medians of 7, against
+    both off): ``vectors`` moves the store warps' cells 4 at a time as 16-byte vectors where
+    :func:`_ring_vectors` allows (4-byte cells, a multiple of 4 columns): LCS 6.20 ms
+    against 7.04, DTW 6.87 against 7.39, Smith-Waterman 8.45 against 7.27; with
+    ``diagonals`` too (a lane's block computed anti-diagonal by anti-diagonal, which ptxas
+    schedules differently): Smith-Waterman 6.29, DTW 6.66, LCS 8.66.
+
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
     are not at constant offsets, or the cells are not numbers of at most 8 bytes.
@@ -1637,12 +1668,12 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
     if store_warps and (why := _store_warps_misfit(R, C, K, rt)):  # one asked for
         raise ValueError(why)
-    kern, packed, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
-                                              strip_batch(R, C, rt), nw)
+    kern, moves, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
+                                             strip_batch(R, C, rt), nw, vectors, diagonals)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table: tuple[Any, ...]
-        if packed:
+        if moves == 2:
             table = (dM, _words_view(dM))
         elif K:
             table = (dM, dM.reshape(dM.size))
@@ -1652,7 +1683,9 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
 
     return _run(rec, kern, "C", copy_back, launches, sched,
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane"
-                      + (f", {K} store warps" if K else "") + _narrow_note(nw) + ")")
+                      + (f", {K} store warps" if K else "")
+                      + (", 16-byte stores" if moves == 4 else "")
+                      + (", cells by anti-diagonals" if diagonals else "") + _narrow_note(nw) + ")")
 
 
 def strip_narrowing(rec: Recurrence, narrow: bool = True) -> Narrowing | None:
@@ -1686,11 +1719,15 @@ def _strip_grid(cuda: Any, nstrips: int) -> int:
 
 
 def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bool,
-                  K: int = 0, B: int = STRIP_BATCH, nw: Narrowing | None = None
-                  ) -> tuple[Any, bool, tuple[np.ndarray, ...], tuple[int, int]]:
+                  K: int = 0, B: int = STRIP_BATCH, nw: Narrowing | None = None,
+                  vectors: bool = False, diagonals: bool = False
+                  ) -> tuple[Any, int, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of :func:`strip_score_fill`;
-    ``K`` store warps, batches of ``B`` steps, cells in int32 with ``nw``), whether it
-    stores cells in pairs, its
+    ``K`` store warps, batches of ``B`` steps, cells in int32 with ``nw``, the ring's cells
+    moved as 16-byte ``vectors`` where :func:`_ring_vectors` allows, a block's cells by
+    anti-``diagonals``), the cells a
+    store of the table moves at a time (2: the compute warp's pairs, 4: the store warps'
+    vectors, :func:`_ring_vectors`; else 1), its
     schedule arrays (the boundary ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its
     ``(strips, slots)``, the kernel's arguments after those arrays."""
     code = PATTERNS[pattern_index].code
@@ -1714,19 +1751,62 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
     pairs = _pair_stores(R, C, rows, cols, n, m) if packed else None
+    V = _ring_vectors(R, C, K, B, cols, m, rt, np.dtype(rec.dtype)) if vectors else 1
     kind = (f"strips-{code}-{R}-{C}-{B}-{sim}-{score}-{K}-{anywhere}-{'.'.join(arrays)}"
-            + (f"-pairs{n % 2}{m % 2}" if packed else "") + (f"-i32-{hash(narrow)}" if nw else ""))
+            + (f"-pairs{n % 2}{m % 2}" if packed else "") + (f"-i32-{hash(narrow)}" if nw else "")
+            + (f"-v{V}" if V > 1 else "") + ("-diagonals" if diagonals else ""))
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
-                                                   pairs, score, loads, K, B, anywhere),
-                   "strips", cell,
+                                                   pairs, score, loads, K, B, anywhere, V,
+                                                   diagonals),
+                   "strips", cell, **_vector_moves(sim),
                    DT=rt.type, ZERO=rt.type(0),
                    int64=np.int64, uint32=np.uint32, U=np.uint64, FULL=np.uint32(0xFFFFFFFF),
                    ENC=enc, DEC=dec,
                    SHUF=_shuffled(rt), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))
     nstrips = math.ceil(n / (32 * R))
     nslots = min(STRIP_SLOTS, max(1, nstrips - 1))
-    return (kern, packed, (np.zeros(nslots * (m + C) * W, np.int64), np.zeros(1, np.int64)),
-            (nstrips, nslots))
+    ring = np.zeros(nslots * (m + C) * W, np.int64)
+    return kern, 2 if packed else V, (ring, np.zeros(1, np.int64)), (nstrips, nslots)
+
+
+def _ring_vectors(R: int, C: int, K: int, B: int, cols: bool, m: int, rt: np.dtype,
+                  dtype: np.dtype) -> int:
+    """Cells the store warps' ring moves at a time (:func:`_strip_source`): 4, one 16-byte
+    vector into the ring, out of it and into the table, where ``K`` store warps serve the
+    strip and every vector is one aligned 16-byte word of both: cells of 4 bytes in the
+    registers and the table, blocks of a multiple of 4 columns, columns not flipped (a
+    vector's cells in the table's order), a multiple of 4 columns (each row's vectors
+    aligned), the lanes covering the runs (:func:`_store_runs_fit`) and the ring fitting in
+    ``RING_BYTES``; else 1.
+
+    Examples
+    --------
+    >>> i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
+    >>> [_ring_vectors(8, 4, 4, 4, flip, m, i4, t) for flip, m, t in
+    ...  ((False, 32768, i4), (False, 32769, i4), (True, 32768, i4), (False, 32768, i8))]
+    [4, 1, 1, 1]
+    """
+    fits = (K and C % 4 == 0 and not cols and m % 4 == 0 and rt.itemsize == dtype.itemsize == 4
+            and _store_runs_fit(R, C, K, B, 4) and _ring_bytes(R, C, B, rt, 4) <= RING_BYTES)
+    return 4 if fits else 1
+
+
+def _vector_moves(sim: bool) -> dict[str, Any]:
+    """``LD4`` and ``ST4`` of the strips' source: :func:`runtime.intrinsics.load4` and
+    ``store4``, or under the simulator (plain Python) four element moves."""
+    if not sim:
+        from runtime import intrinsics
+
+        return {"LD4": intrinsics.load4, "ST4": intrinsics.store4}
+
+    def ld4(a: Any, i: Any) -> tuple[Any, ...]:
+        return a[int(i)], a[int(i) + 1], a[int(i) + 2], a[int(i) + 3]
+
+    def st4(a: Any, i: Any, *x: Any) -> None:
+        for k, v in enumerate(x):
+            a[int(i) + k] = v
+
+    return {"LD4": ld4, "ST4": st4}
 
 
 def _diagonal_launches(rec: Recurrence, code: str, tile: int, copy_back: bool) -> DeviceFill:

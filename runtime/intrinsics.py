@@ -1,4 +1,5 @@
-"""LLVM intrinsics for the CPU kernels: range facts and a spinning barrier.
+"""LLVM intrinsics: range facts and a spinning barrier for the CPU kernels, 16-byte
+loads and stores for the GPU's.
 
 - :func:`assume` hands LLVM a fact it cannot prove (``j >= 0`` for a loop index that
   starts at a computed bound).  Without it, numba's negative-index wrap-around stays in
@@ -12,18 +13,24 @@ thread at the same time (numba's ``omp`` and ``workqueue`` layers split ``prange
 into one iteration per thread when ``T`` equals the thread count); under a layer that may
 run two iterations on one thread it would spin for ever, so callers check
 :func:`runtime.cpu.barrier_safe` first.
+
+- :func:`load4` and :func:`store4` move four 4-byte elements of an array, from index ``i``
+  on, as one vector (``ld.v4`` and ``st.v4`` on the GPU, in shared or global memory
+  alike: one instruction where numba makes four).  Assumption: the array's data and ``i``
+  make a 16-byte aligned address (the caller's layout guarantees it; nothing checks).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["assume", "arrive"]
+__all__ = ["assume", "arrive", "load4", "store4"]
 
 
-def _build() -> tuple[Any, Any]:
+def _build() -> tuple[Any, Any, Any, Any]:
     import numba
     import numpy as np
+    from llvmlite import ir
     from numba import types
     from numba.extending import intrinsic
 
@@ -51,13 +58,45 @@ def _build() -> tuple[Any, Any]:
 
         return types.int64(arr), codegen
 
+    def vector(context: Any, builder: Any, aryty: Any, ary: Any, index: Any, ity: Any) -> Any:
+        data = context.make_array(aryty)(context, builder, ary).data
+        i = context.cast(builder, index, ity, types.uint64)
+        vty = ir.VectorType(context.get_data_type(aryty.dtype), 4)
+        return builder.bitcast(builder.gep(data, [i]), vty.as_pointer(data.type.addrspace))
+
+    @intrinsic
+    def load4(typingctx: Any, arr: Any, i: Any) -> Any:
+        ret = types.UniTuple(arr.dtype, 4)
+
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            vec = builder.load(vector(context, builder, sig.args[0], args[0], args[1],
+                                      sig.args[1]), align=16)
+            return context.make_tuple(builder, ret, [
+                builder.extract_element(vec, ir.Constant(ir.IntType(32), k)) for k in range(4)])
+
+        return ret(arr, i), codegen
+
+    @intrinsic
+    def store4(typingctx: Any, arr: Any, i: Any, a: Any, b: Any, c: Any, d: Any) -> Any:
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            aryty = sig.args[0]
+            vec = ir.Constant(ir.VectorType(context.get_data_type(aryty.dtype), 4), ir.Undefined)
+            for k in range(4):
+                x = context.cast(builder, args[2 + k], sig.args[2 + k], aryty.dtype)
+                vec = builder.insert_element(vec, x, ir.Constant(ir.IntType(32), k))
+            builder.store(vec, vector(context, builder, aryty, args[0], args[1], sig.args[1]),
+                          align=16)
+            return context.get_dummy_value()
+
+        return types.none(arr, i, a, b, c, d), codegen
+
     @numba.njit(inline="always")
     def arrive(bar, target):  # pragma: no cover - compiled
         atomic_add(bar, np.int64(1))
         while atomic_load(bar) < target:
             pass
 
-    return assume, arrive
+    return assume, arrive, load4, store4
 
 
 _CACHE: dict[str, Any] = {}

@@ -519,6 +519,29 @@ def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, w
     assert res.kernel.endswith(f", {K} store warps{note})" if K else f" cells a lane{note})")
 
 
+@pytest.mark.parametrize("code, shape, R, C, dtype, vectors, diagonals, stored", [
+    ("NOSE", (300, 36), 8, 4, "int32", True, True, True),
+    ("SONE", (100, 24), 8, 4, "float32", True, False, True),
+    ("NOSE", (1, 40), 2, 4, "int32", True, False, True),
+    ("SENO", (70, 40), 2, 4, "int32", True, True, False),
+    ("NOSE", (65, 9), 8, 4, "int32", True, False, False),
+    ("NOSE", (40, 12), 2, 4, "int64", True, True, False)])
+def test_strips_with_vectors_and_diagonals(code, shape, R, C, dtype, vectors, diagonals, stored,
+                                           write_rec):
+    # the store warps move 16-byte vectors only where every vector is one aligned word of
+    # the ring and the table (4-byte cells, columns not flipped, a multiple of 4 columns:
+    # not SENO's flipped columns, 9 columns, int64 cells); the order of a block's cells
+    # changes the code, not the table
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads(code, shape, far=False, dtype=dtype)))
+    res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C, store_warps=4,
+                          vectors=vectors, diagonals=diagonals)
+    _same(res.table, make_plan(rec).reference)
+    assert ("16-byte stores" in res.kernel) == stored
+    assert ("anti-diagonals" in res.kernel) == diagonals
+
+
 def _clamped_reads(shape: tuple[int, int]) -> str:
     """A nearest-neighbour NOSE recurrence whose loads of its arguments stay in the cell
     (an index through ``max``: not an index expression the kernels take out), so the

@@ -128,6 +128,21 @@ def test_alignment_cases_at_4100():
         assert np.isclose(cuda.strip_score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
 
 
+def test_strip_vectors_and_diagonals_at_4096():
+    # the 16-byte loads and stores (runtime.intrinsics) on the GPU, and blocks computed by
+    # anti-diagonals, on tables of a multiple of 4 columns
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    from wave_cases import CASES
+
+    for name, make in CASES.items():
+        rec = next(r for r in (make(4095), make(4096)) if r.shape[1] % 4 == 0)
+        plan = make_plan(rec)
+        for vectors, diagonals in ((True, False), (True, True), (False, True)):
+            res = cuda.strip_fill(rec, 4, vectors=vectors, diagonals=diagonals)
+            np.testing.assert_allclose(res.table, plan.reference, rtol=1e-6)
+            assert ("16-byte stores" in res.kernel) == (vectors and rec.dtype.itemsize == 4)
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
 def test_strips_of_every_cell_type_at_4100(dtype, write_rec):
     from sources import neighbour_reads

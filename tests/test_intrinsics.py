@@ -1,4 +1,6 @@
-"""The CPU kernels' LLVM intrinsics: ``assume`` keeps results, ``arrive`` is a barrier."""
+"""The LLVM intrinsics: ``assume`` keeps results, ``arrive`` is a barrier, ``load4`` and
+``store4`` move four elements as one vector (compiled here for the CPU; the GPU's strips
+use them through ``runtime.cuda``, tested in ``test_gpu.py``)."""
 
 import numba
 import numpy as np
@@ -51,3 +53,20 @@ def test_assume_keeps_the_results():
 def test_barrier_threads_follows_the_layer():
     assert barrier_threads() == (numba.get_num_threads()
                                  if numba.threading_layer() in ("omp", "workqueue") else 1)
+
+
+def test_vector_moves_keep_the_elements_and_their_order():
+    load4, store4 = intrinsics.load4, intrinsics.store4
+
+    @numba.njit
+    def swap(a, i, j):
+        x = load4(a, i)
+        store4(a, j, x[3], x[2], x[1], x[0])
+
+    rng = np.random.default_rng()
+    for dtype in (np.int32, np.float32, np.uint32):
+        a = rng.integers(-1000, 1000, 16).astype(dtype)
+        b = a.copy()
+        swap(b, np.uint64(4), np.uint64(8))
+        np.testing.assert_array_equal(b[8:12], a[4:8][::-1])
+        np.testing.assert_array_equal(np.delete(b, range(8, 12)), np.delete(a, range(8, 12)))
