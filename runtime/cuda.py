@@ -1535,9 +1535,10 @@ def _ring_strides(R: int, C: int, V: int = 1) -> tuple[int, int]:
     step to the next lane's, and from one step to the next.  Cells moved one at a time
     (``V`` 1): a lane's ``R C`` cells and one more (odd, so the lanes' writes miss each
     other's banks), a step's 32 lanes and one more.  Four at a time (``V`` 4, 16-byte
-    vectors, 16-byte aligned): a lane's cells and 4 more, so 8 lanes' vectors cover the
-    32 banks, and a step's 32 lanes (a multiple of 8 vectors, so a store warp's 8 rows of a
-    step cover the banks at every step).
+    vectors, 16-byte aligned): a lane's cells and 4 more, so the compute warp's vectors of
+    8 lanes cover the 32 banks, and a step's 32 lanes (so a store warp's reads of a batch's
+    steps meet on the same banks, 4-way: not measured; session 27 found the scalar ring's
+    4-way conflicts cost nothing measurable).
 
     Examples
     --------
