@@ -1598,10 +1598,11 @@ def _store_runs_fit(R: int, C: int, K: int, B: int, V: int = 1) -> bool:
     >>> _store_runs_fit(8, 4, 4, 4, 4), _store_runs_fit(8, 2, 4, 4, 4)
     (True, False)
     """
+    if K <= 0 or C % V:
+        return False
     run = C * B // V  # lanes a run takes
     P = 32 * K // run
-    return (K > 0 and C % V == 0 and 32 * K % run == 0 and P % R == 0
-            and 32 * R % P == 0)
+    return 32 * K % run == 0 and P % R == 0 and 32 * R % P == 0
 
 
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
@@ -1759,7 +1760,7 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
     kern = _kernel(rec, kind, lambda: _strip_source(rows, cols, R, C, W, len(rec.args), sim,
                                                    pairs, score, loads, K, B, anywhere, V,
                                                    diagonals),
-                   "strips", cell, **_vector_moves(sim),
+                   "strips", cell, **(_vector_moves(sim) if V > 1 else {}),
                    DT=rt.type, ZERO=rt.type(0),
                    int64=np.int64, uint32=np.uint32, U=np.uint64, FULL=np.uint32(0xFFFFFFFF),
                    ENC=enc, DEC=dec,
@@ -1787,7 +1788,7 @@ def _ring_vectors(R: int, C: int, K: int, B: int, cols: bool, m: int, rt: np.dty
     ...  ((False, 32768, i4), (False, 32769, i4), (True, 32768, i4), (False, 32768, i8))]
     [4, 1, 1, 1]
     """
-    fits = (K and C % 4 == 0 and not cols and m % 4 == 0 and rt.itemsize == dtype.itemsize == 4
+    fits = (not cols and m % 4 == 0 and rt.itemsize == dtype.itemsize == 4
             and _store_runs_fit(R, C, K, B, 4) and _ring_bytes(R, C, B, rt, 4) <= RING_BYTES)
     return 4 if fits else 1
 
