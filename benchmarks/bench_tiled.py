@@ -10,8 +10,9 @@ Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [-
 blocks, ``RxCxK`` with ``K`` store warps instead of the default
 ``runtime.cuda.strip_store_warps``, ``x0`` for none; trailing letters: ``w`` for cells
 computed as numba types them, not in int32 where that is proven exact (``runtime.narrow``),
-``v`` for the store warps' 16-byte vectors, ``d`` for blocks computed by anti-diagonals
-(``strip_fill``'s ``vectors`` and ``diagonals``);
+``s`` for the store warps' cells one at a time instead of 16-byte vectors, ``r`` or ``d``
+for blocks computed by rows or by anti-diagonals instead of the order ``strip_fill``
+chooses by timing (its ``vectors`` and ``diagonals``);
 ``--calls``: a second line a case, the medians of the whole calls: the host's work, the
 args in, the table allocated, the fill).
 """
@@ -60,11 +61,12 @@ def main() -> None:
                 "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
                 "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
             for b in blocks:
-                r, c, *k = map(int, b.rstrip("wvd").split("x"))
-                opts = set(b[len(b.rstrip("wvd")):])
+                r, c, *k = map(int, b.rstrip("wsrd").split("x"))
+                opts = set(b[len(b.rstrip("wsrd")):])
                 runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k, o=opts: cuda.strip_fill(
                     rec, p.index, r, cb, c, store_warps=k[0] if k else None, narrow="w" not in o,
-                    vectors="v" in o, diagonals="d" in o)
+                    vectors="s" not in o, diagonals=True if "d" in o else False if "r" in o
+                    else None)
             med, call = {}, {}
             for col, run in runs.items():
                 compare(run(True).table, plan.reference)

@@ -10,12 +10,22 @@ globals it sees.
 
 from __future__ import annotations
 
+import os
 import textwrap
 import weakref
 from collections.abc import Callable, Hashable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["KernelCache", "CACHE", "compile_source", "arg_tail"]
+__all__ = ["KernelCache", "CACHE", "compile_source", "arg_tail", "cache_root"]
+
+
+def cache_root() -> Path:
+    """Where depgraph keeps what it measured once on a machine (the GPU cost model's
+    calibration, the strips' cell orders): ``$DEPGRAPH_CACHE``, else
+    ``$XDG_CACHE_HOME/depgraph``, else ``~/.cache/depgraph``."""
+    return Path(os.environ.get("DEPGRAPH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "depgraph"))
 
 
 class KernelCache:

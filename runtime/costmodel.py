@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import time
 from collections.abc import Callable
@@ -66,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence, recurrence
+from runtime.cache import cache_root
 from patterns import BY_CODE, DIAGONAL_FLIPS
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
@@ -76,7 +76,7 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 #: Threads a block and cells a thread a round of the cooperative fill.
 THREADS, UNROLL = 256, 4
 #: Bumped when what is measured changes, so old cache files are measured again.
-VERSION = 14
+VERSION = 16
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
 
@@ -137,10 +137,8 @@ class Choice:
 
 def cache_path(device: str) -> Path:
     """Where the calibration of ``device`` is kept."""
-    root = os.environ.get("DEPGRAPH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "depgraph")
     slug = re.sub(r"[^A-Za-z0-9]+", "-", device).strip("-").lower()
-    return Path(root) / f"calibration-{slug}.json"
+    return cache_root() / f"calibration-{slug}.json"
 
 
 _MEMO: dict[str, Calibration] = {}

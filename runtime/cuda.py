@@ -40,12 +40,13 @@ function compiles as a numba.cuda device function.
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ from depgraph.api import Recurrence
 from depgraph.errors import BackendUnavailableError, CompileError, RecurrenceError, TooLargeError
 from patterns import (DIAGONAL_FLIPS, PATTERNS, STEP_SOURCE, frame_offset, last_cell,
                       step_line)
-from runtime.cache import CACHE, arg_tail, compile_source
+from runtime.cache import CACHE, arg_tail, cache_root, compile_source
 from runtime.narrow import Narrowing, narrowing
 from runtime.source import (Position, SourceUnavailable, _once, argument_loads, runs_anywhere,
                             constant_offsets, function_namespace, rewrite_reads)
@@ -1607,8 +1608,8 @@ def _store_runs_fit(R: int, C: int, K: int, B: int, V: int = 1) -> bool:
 
 def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = None,
                copy_back: bool = True, cols_per_step: int | None = None,
-               store_warps: int | None = None, narrow: bool = True, vectors: bool = False,
-               diagonals: bool = False) -> DeviceFill:
+               store_warps: int | None = None, narrow: bool = True, vectors: bool = True,
+               diagonals: bool | None = None) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -1651,13 +1652,19 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     distance 8.35 against 8.78, DTW 8.44 against 8.70; Smith-Waterman 8.26 against
     8.09, 2% slower).
 
-    Two options change the code, not the table, and are off by default because neither
-    wins everywhere (the H200, docs/benchmarks.md, session 28, 32768², medians of 7, against
-    both off): ``vectors`` moves the store warps' cells 4 at a time as 16-byte vectors where
-    :func:`_ring_vectors` allows (4-byte cells, a multiple of 4 columns): LCS 6.20 ms
-    against 7.04, DTW 6.87 against 7.39, Smith-Waterman 8.45 against 7.27; with
-    ``diagonals`` too (a lane's block computed anti-diagonal by anti-diagonal, which ptxas
-    schedules differently): Smith-Waterman 6.29, DTW 6.66, LCS 8.66.
+    Two options change the code, not the table.  ``vectors`` (on by default) moves the
+    store warps' cells 4 at a time as 16-byte vectors where :func:`_ring_vectors` allows
+    (4-byte cells, a multiple of 4 columns).  ``diagonals`` computes a lane's block
+    anti-diagonal by anti-diagonal instead of row by row: the same cells, which ptxas
+    schedules differently, and neither order wins everywhere.  With ``diagonals`` left
+    ``None`` (and store warps serving the strip, on a GPU) the fill takes the order
+    :func:`strip_order` times faster on this GPU, chosen once and cached on disk.  On the
+    H200 (docs/benchmarks.md, sessions 28 and 29, 32768², medians of 5-7), rows against
+    anti-diagonals with vectors: LCS 6.17 ms against 8.51, Smith-Waterman 8.39 against
+    6.22, DTW 6.85 against 6.58, edit distance (no vectors: an int64 table) 7.87 against
+    7.64; without vectors, rows: LCS 7.04, Smith-Waterman 7.29, DTW 7.47.  ptxas placed the
+    copy of a load made a step ahead right after the load in the slow ones, so the step
+    waited on it (Nsight Compute, session 29).
 
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
@@ -1670,6 +1677,19 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
     if store_warps and (why := _store_warps_misfit(R, C, K, rt)):  # one asked for
         raise ValueError(why)
+    chosen = diagonals is None
+    if chosen:
+        diagonals = strip_order(rec, pattern_index, R, C, K, nw, vectors)
+    return _strips(rec, pattern_index, R, C, K, nw, vectors, bool(diagonals), copy_back,
+                   " chosen by timing" if chosen and K and not _simulated() else "")
+
+
+def _strips(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
+            nw: Narrowing | None, vectors: bool, diagonals: bool, copy_back: bool,
+            chosen: str = "") -> DeviceFill:
+    """:func:`strip_fill` with every choice made (``chosen``: what the label says of the
+    order's choice)."""
+    rt = _register_type(rec, nw)
     kern, moves, sched, head = _strip_kernel(rec, pattern_index, R, C, False, K,
                                              strip_batch(R, C, rt), nw, vectors, diagonals)
 
@@ -1687,7 +1707,85 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
                 label=f"register strips of {32 * R} rows ({R}x{C} cells a lane"
                       + (f", {K} store warps" if K else "")
                       + (", 16-byte stores" if moves == 4 else "")
-                      + (", cells by anti-diagonals" if diagonals else "") + _narrow_note(nw) + ")")
+                      + (", cells by anti-diagonals" if diagonals else ", cells by rows" if chosen
+                         else "") + chosen + _narrow_note(nw) + ")")
+
+
+#: Strips a probe of :func:`strip_order` fills, and the times it fills each.
+ORDER_PROBE_STRIPS, ORDER_PROBE_RUNS = 2, 3
+
+
+def strip_order(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
+                nw: Narrowing | None, vectors: bool) -> bool:
+    """Whether :func:`strip_fill` computes a lane's block by anti-diagonals (``True``) or
+    by rows: the order whose kernel fills a probe faster on this GPU, the first
+    ``ORDER_PROBE_STRIPS`` strips of ``rec``'s table (all its columns, so the same two
+    compiled kernels as the fill), each order ``ORDER_PROBE_RUNS`` times, the first run
+    of each left out.  Chosen once per cell function and kernel in a process, and kept
+    on disk (:func:`runtime.cache.cache_root`, ``strip-orders.json``) under a digest of
+    the device, the cell function's code and the kernel's parameters, so a later process
+    compiles only the chosen kernel.  A stale entry (say the cell's globals changed) can
+    cost speed, never a wrong table.  Rows without store warps (``K`` 0) or under the
+    simulator, where nothing is timed."""
+    if not K or _simulated():
+        return False
+    n, m = rec.shape
+    _, device = status()
+    key = _order_digest(rec, device, (PATTERNS[pattern_index].code, R, C, K, vectors,
+                                      sorted(map(repr, nw.positions)) if nw else None))
+
+    def choose() -> bool:
+        chosen = _cached_orders().get(key)
+        if chosen is None:
+            probe = replace(rec, shape=(min(n, 32 * R * ORDER_PROBE_STRIPS), m))
+            times = {order: min(_strips(probe, pattern_index, R, C, K, nw, vectors, order,
+                                        False).compute_s for _ in range(ORDER_PROBE_RUNS)
+                                [1:]) for order in (False, True)}
+            chosen = times[True] < times[False]
+            _keep_order(key, chosen)
+        return chosen
+
+    return bool(CACHE.get(rec.func, ("cuda", "strip-order", key), choose))
+
+
+def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
+    """A digest of what a strip kernel's speed depends on: the device, numba's version,
+    the cell function's code, the cells' and arguments' types and ``params``."""
+    import hashlib
+
+    import numba
+
+    code = rec.func.__code__
+    args = tuple((np.asarray(a).dtype.str, np.ndim(a)) for a in rec.args)
+    text = repr((device, numba.__version__, code.co_code, code.co_consts, code.co_names,
+                 np.dtype(rec.dtype).str, args, params))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _orders_path() -> Any:
+    return cache_root() / "strip-orders.json"
+
+
+def _cached_orders() -> dict[str, bool]:
+    """:func:`strip_order`'s choices kept on disk (none when the file is missing or
+    damaged)."""
+    try:
+        raw = json.loads(_orders_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(v, bool)} if isinstance(raw, dict) else {}
+
+
+def _keep_order(key: str, chosen: bool) -> None:
+    """Add a choice to the file of :func:`_cached_orders` (kept in memory only where the
+    file cannot be written)."""
+    orders = {**_cached_orders(), key: chosen}
+    try:
+        path = _orders_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(orders, indent=1, sort_keys=True))
+    except OSError:
+        pass
 
 
 def strip_narrowing(rec: Recurrence, narrow: bool = True) -> Narrowing | None:

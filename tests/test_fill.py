@@ -564,6 +564,46 @@ def rec(M, i, j, X, Y):
 """
 
 
+def test_strip_order_is_rows_where_nothing_is_timed(write_rec):
+    # under the simulator (and without store warps) the strips take rows, and say nothing
+    # of a choice
+    from runtime import cuda
+
+    rec = load(write_rec(neighbour_reads("NOSE", (40, 44), far=False)))
+    assert cuda.strip_order(rec, BY_CODE["NOSE"].index, 8, 4, 4, None, True) is False
+    assert cuda.strip_order(rec, BY_CODE["NOSE"].index, 8, 4, 0, None, True) is False
+    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
+    assert "chosen" not in res.kernel and "anti-diagonals" not in res.kernel
+    _same(res.table, make_plan(rec).reference)
+
+
+def test_strip_orders_kept_on_disk(tmp_path, monkeypatch):
+    from runtime import cuda
+
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path / "cache"))
+    assert cuda._cached_orders() == {}
+    cuda._keep_order("a", True)
+    cuda._keep_order("b", False)
+    assert cuda._cached_orders() == {"a": True, "b": False}
+    assert (tmp_path / "cache" / "strip-orders.json").exists()
+    (tmp_path / "cache" / "strip-orders.json").write_text("{not json")
+    assert cuda._cached_orders() == {}  # a damaged file: chosen again
+    cuda._keep_order("c", True)
+    assert cuda._cached_orders() == {"c": True}
+
+
+def test_strip_order_digest_names_the_cell_the_device_and_the_kernel(write_rec):
+    from runtime import cuda
+
+    one = load(write_rec(neighbour_reads("NOSE", (40, 44), far=False)))
+    two = load(write_rec(neighbour_reads("NOSE", (40, 44), far=False, dtype="float32")))
+    digest = cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 4, True, None))
+    assert digest == cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 4, True, None))
+    assert len({digest, cuda._order_digest(one, "GPU B", ("NOSE", 8, 4, 4, True, None)),
+                cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 2, True, None)),
+                cuda._order_digest(two, "GPU A", ("NOSE", 8, 4, 4, True, None))}) == 4
+
+
 @pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
 def test_strips_compute_whole_blocks_past_the_edge_for_cells_that_run_anywhere(code, write_rec,
                                                                               monkeypatch):

@@ -143,6 +143,33 @@ def test_strip_vectors_and_diagonals_at_4096():
             assert ("16-byte stores" in res.kernel) == (vectors and rec.dtype.itemsize == 4)
 
 
+def test_strips_choose_their_order_by_timing_once(tmp_path, monkeypatch):
+    # the default strip fill times both orders on a probe, keeps the faster on disk, and a
+    # later process (a fresh kernel cache) takes the kept choice without timing anything
+    from runtime.cache import KernelCache
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    from wave_cases import CASES
+
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    rec = CASES["lcs"](4095)
+    res = cuda.strip_fill(rec, 4)
+    np.testing.assert_array_equal(res.table, make_plan(rec).reference)
+    assert "chosen by timing" in res.kernel
+    (key, chosen), = cuda._cached_orders().items()
+    assert ("anti-diagonals" in res.kernel) == chosen
+
+    def untimed(*args, **kwargs):
+        raise AssertionError("timed again")
+
+    monkeypatch.setattr(cuda, "CACHE", KernelCache())
+    monkeypatch.setattr(cuda, "_strips", untimed)
+    nw = cuda.strip_narrowing(rec)
+    R, C = cuda.strip_block(rec.dtype, nw is not None)
+    K = cuda.strip_store_warps(R, C, cuda._register_type(rec, nw))
+    assert cuda.strip_order(rec, 4, R, C, K, nw, True) is chosen
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
 def test_strips_of_every_cell_type_at_4100(dtype, write_rec):
     from sources import neighbour_reads
