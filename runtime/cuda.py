@@ -1738,9 +1738,9 @@ def strip_order(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
         chosen = _cached_orders().get(key)
         if chosen is None:
             probe = replace(rec, shape=(min(n, 32 * R * ORDER_PROBE_STRIPS), m))
-            times = {order: min(_strips(probe, pattern_index, R, C, K, nw, vectors, order,
-                                        False).compute_s for _ in range(ORDER_PROBE_RUNS)
-                                [1:]) for order in (False, True)}
+            times = {order: min([_strips(probe, pattern_index, R, C, K, nw, vectors, order,
+                                         False).compute_s for _ in range(ORDER_PROBE_RUNS)][1:])
+                     for order in (False, True)}
             chosen = times[True] < times[False]
             _keep_order(key, chosen)
         return chosen
@@ -1755,10 +1755,13 @@ def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
 
     import numba
 
-    code = rec.func.__code__
+    def code(c: Any) -> Any:  # nested code objects by their contents, not their addresses
+        return (c.co_code, c.co_names, tuple(code(k) if inspect.iscode(k) else repr(k)
+                                             for k in c.co_consts))
+
     args = tuple((np.asarray(a).dtype.str, np.ndim(a)) for a in rec.args)
-    text = repr((device, numba.__version__, code.co_code, code.co_consts, code.co_names,
-                 np.dtype(rec.dtype).str, args, params))
+    text = repr((device, numba.__version__, code(rec.func.__code__), np.dtype(rec.dtype).str,
+                 args, params))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -594,11 +594,18 @@ def test_strip_orders_kept_on_disk(tmp_path, monkeypatch):
 
 def test_strip_order_digest_names_the_cell_the_device_and_the_kernel(write_rec):
     from runtime import cuda
+    from runtime.cache import compile_source
 
     one = load(write_rec(neighbour_reads("NOSE", (40, 44), far=False)))
     two = load(write_rec(neighbour_reads("NOSE", (40, 44), far=False, dtype="float32")))
     digest = cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 4, True, None))
     assert digest == cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 4, True, None))
+    # the same cell with a nested code object, compiled twice: one digest (no addresses)
+    src = "def nested(M, i, j):\n    return sum(k for k in range(i)) + j\n"
+    twice = [recurrence(shape=(4, 4), dtype=np.int32)(compile_source(src, "nested", {}))
+             for _ in range(2)]
+    assert repr(twice[0].func.__code__.co_consts) != repr(twice[1].func.__code__.co_consts)
+    assert cuda._order_digest(twice[0], "GPU A", ()) == cuda._order_digest(twice[1], "GPU A", ())
     assert len({digest, cuda._order_digest(one, "GPU B", ("NOSE", 8, 4, 4, True, None)),
                 cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 2, True, None)),
                 cuda._order_digest(two, "GPU A", ("NOSE", 8, 4, 4, True, None))}) == 4
