@@ -345,8 +345,11 @@ def test_strip_fill_keeps_cells_in_registers(code, shape, R, C, write_rec):
     _same(res.table, make_plan(rec).reference)
     K = cuda.strip_store_warps(R, C, np.dtype(np.int32))
     assert K == 2
+    i4 = np.dtype(np.int32)
+    vec = cuda._ring_vectors(R, C, K, cuda.strip_batch(R, C, i4), DIAGONAL_FLIPS[code][1],
+                             shape[1], i4, np.dtype(rec.dtype)) == 4  # on by default
     assert res.kernel == (f"register strips of {32 * R} rows ({R}x{C} cells a lane, {K} store "
-                          f"warps{NEAR_INT32})")
+                          f"warps{', 16-byte stores' if vec else ''}{NEAR_INT32})")
 
 
 @pytest.mark.parametrize("code, shape, R, C, dtype", [
@@ -516,7 +519,8 @@ def test_strips_store_through_store_warps(code, shape, R, C, K, dtype, narrow, w
                           narrow=narrow)
     _same(res.table, make_plan(rec).reference)
     note = NEAR_INT32 if narrow and dtype.startswith("int") else ""
-    assert res.kernel.endswith(f", {K} store warps{note})" if K else f" cells a lane{note})")
+    assert res.kernel.replace(", 16-byte stores", "").endswith(  # vectors: on by default
+        f", {K} store warps{note})" if K else f" cells a lane{note})")
 
 
 @pytest.mark.parametrize("code, shape, R, C, dtype, vectors, diagonals, stored", [
