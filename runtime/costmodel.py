@@ -65,8 +65,8 @@ from typing import Any
 import numpy as np
 
 from depgraph.api import Recurrence, recurrence
-from runtime.cache import cache_root
 from patterns import BY_CODE, DIAGONAL_FLIPS
+from runtime.cache import cache_root
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
            "probe", "rows_probe", "strip_steps", "PROBE_DTYPE"]

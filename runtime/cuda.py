@@ -47,6 +47,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -1681,7 +1682,7 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     if chosen:
         diagonals = strip_order(rec, pattern_index, R, C, K, nw, vectors)
     return _strips(rec, pattern_index, R, C, K, nw, vectors, bool(diagonals), copy_back,
-                   " chosen by timing" if chosen and K and not _simulated() else "")
+                   " chosen by timing" if chosen and _orders_timed(K) else "")
 
 
 def _strips(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
@@ -1727,7 +1728,7 @@ def strip_order(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
     compiles only the chosen kernel.  A stale entry (say the cell's globals changed) can
     cost speed, never a wrong table.  Rows without store warps (``K`` 0) or under the
     simulator, where nothing is timed."""
-    if not K or _simulated():
+    if not _orders_timed(K):
         return False
     n, m = rec.shape
     _, device = status()
@@ -1748,6 +1749,11 @@ def strip_order(rec: Recurrence, pattern_index: int, R: int, C: int, K: int,
     return bool(CACHE.get(rec.func, ("cuda", "strip-order", key), choose))
 
 
+def _orders_timed(K: int) -> bool:
+    """Whether :func:`strip_order` times the two orders: with store warps, on a GPU."""
+    return bool(K) and not _simulated()
+
+
 def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
     """A digest of what a strip kernel's speed depends on: the device, numba's version,
     the cell function's code, the cells' and arguments' types and ``params``."""
@@ -1765,7 +1771,8 @@ def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _orders_path() -> Any:
+def _orders_path() -> Path:
+    """The file of :func:`strip_order`'s choices."""
     return cache_root() / "strip-orders.json"
 
 
