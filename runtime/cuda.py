@@ -1180,8 +1180,17 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     against 13.86, Smith-Waterman 11.19 against 12.86).  With ``score``, no cell is
     stored but the last one, into ``OUT[0, 0]`` (:func:`strip_score_fill`).  ``loads``
     (:func:`_argument_loads`) are the cell's loads of its arguments, which the kernel
-    makes and passes in: once a strip those that do not depend on the column, the others
-    a step ahead, so the cells wait on no load and their branches can become selects.
+    makes and passes in, so the cells wait on no load and their branches can become
+    selects: those that do not depend on the column once a strip, into shared memory
+    (``XS``) for the lanes to read; those by column only a batch ahead, into a window of
+    the last ``WN`` columns in shared memory (``YW``) that the lanes read each step; the
+    others (by row and column) a step ahead.  So no load from global memory is pending
+    when the step loop starts, and within it only the batch's loads, which the batch's
+    first step waits on anyway: ptxas puts its wait for a load at the load's first use
+    and shares its scoreboards between loads, so a load made before the loop and first
+    used in it, or a load a step ahead, made every step wait on the loads of the step
+    before (on the H200, session 30: Smith-Waterman by rows 8.31 ms against 6.37 with the
+    windows alone, 5.76 with both).
     With ``K`` store warps (:func:`strip_store_warps`) the compute warp (the block's first)
     writes its cells into a ring of ``2 B`` steps in shared memory instead of the table,
     and a block barrier every batch of ``B`` steps lets the store warps store the batch
@@ -1212,8 +1221,12 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     shift = 0  # with store warps, the compute warp's step sits one level deeper
     LS, SS = _ring_strides(R, C, V)
     uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
-    ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_c
-             for r in (range(R) if by_r else [0]) for c in range(C)]
+    win = [k for k, (by_r, by_c) in enumerate(uses) if by_c and not by_r]  # by column only
+    rowed = [k for k, (by_r, by_c) in enumerate(uses) if not by_c]  # by row, or neither
+    ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_r and by_c
+             for r in range(R) for c in range(C)]
+    WN = 1 << ((32 + 2 * B) * C - 1).bit_length()  # a window's columns, a power of 2
+    WL = math.ceil(B * C / 32)  # a window's columns a lane loads a batch
 
     def value(k: int, r: int, c: int) -> str:  # load k's value for the block's cell (r, c)
         by_r, by_c = uses[k]
@@ -1303,6 +1316,10 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
             f"sb = (el % {CB // V}) // {C // V}",
             f"sc = el % {C}" if V == 1 else f"sc = {V} * (el % {C // V})", f"pr = el // {CB // V}",
             f"gr = pr // {R}", f"rr = pr % {R}")
+    for k in win:  # a column's load, for the lanes to read a batch on
+        put(1, f"YW{k} = cuda.shared.array({WN}, T{k})")
+    for k in rowed:  # a strip's loads by row, for its lanes to read
+        put(1, f"XS{k} = cuda.shared.array({32 * R}, T{k})")
     put(1, "while True:", "    k = 0", "    if lane == 0:",
         "        k = cuda.atomic.add(ticket, 0, 1)")
     if sim or K:
@@ -1317,9 +1334,15 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     put(2, *[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])
     put(2, *[f"l{r} = ZERO" for r in range(R)], *[f"t{c} = ZERO" for c in range(C)],
         *[f"b{c} = ZERO" for c in range(C)], *[f"p{t} = int64(0)" for t in range(nb)])
-    put(2, *[f"h{k}_{r} = {load(k, r, 0, '0')}" for k, (by_r, by_c) in enumerate(uses)
-             if not by_c for r in range(R if by_r else 1)],
-        *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead])
+    if rowed:  # once a strip, through shared memory: no load pending when the loop starts
+        put(2, "if lane < 32:", *[f"    XS{k}[lane + {32 * t}] = "
+                                  + loads[k].format(I(f"u0 + lane + {32 * t}"), J("0"))
+                                  for k in rowed for t in range(R if uses[k][0] else 1)], sync)
+    put(2, *[f"h{k}_{r} = XS{k}[{f'(lane & 31) * {R} + {r}' if uses[k][0] else '0'}]"
+             for k in rowed for r in range(R if uses[k][0] else 1)],
+        *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead],
+        *[f"y{k}_{t} = {loads[k].format(I('ub'), J(f'lane + {32 * t}'))}"
+          for k in win for t in range(WL)])
     put(2, "if k > 0 and lane < 32:" if K else "if k > 0:")
     fetch(3, "0")
     if K:  # a barrier every batch; after it the store warps store the batch before
@@ -1331,18 +1354,29 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         shift = 1
     else:
         put(2, "for s in range(nq + 31):")
-    put(2, f"    if k > 0 and (s & {B - 1}) == 0:")
+    put(2, f"    if {'' if win else 'k > 0 and '}(s & {B - 1}) == 0:")
+    if win:
+        put(4, "if k > 0:")
     for t in range(nb):  # the batch fetched last time: wait for unwritten words, stash
-        put(4, f"f = lane + {32 * t}", f"col = s * {C} + (f >> {W - 1})",
+        put(4 + bool(win), f"f = lane + {32 * t}", f"col = s * {C} + (f >> {W - 1})",
             f"if f < {words} and col < m:",
             f"    while (p{t} >> 32) != k:",
             f"        {nap}",
             f"        p{t} = cuda.atomic.add(BND, (above + col) * {W} + (f & {W - 1}), 0)",
             f"    BD[(s & {2 * B - 1}) * {C * W} + f] = p{t}")
+    for k in win:  # the windows' columns of this batch, loaded a batch ago
+        for t in range(WL):
+            put(4, f"if lane + {32 * t} < {B * C}:",
+                f"    YW{k}[U((s * {C} + lane + {32 * t}) & {WN - 1})] = y{k}_{t}")
     put(4, sync)
-    fetch(4, f"(s + {B}) * {C}")
+    if win:
+        put(4, "if k > 0:")
+    fetch(4 + bool(win), f"(s + {B}) * {C}")
+    put(4, *[f"y{k}_{t} = {loads[k].format(I('ub'), J(f'(s + {B}) * {C} + lane + {32 * t}'))}"
+             for k in win for t in range(WL)])
     put(3, "q = s - lane", f"cn = t{C - 1}", *[f"w{k}_{r}_{c} = g{k}_{r}_{c}" for k, r, c in ahead],
-        *[f"g{k}_{r}_{c} = {load(k, r, c, '(q + 1)')}" for k, r, c in ahead])
+        *[f"g{k}_{r}_{c} = {load(k, r, c, '(q + 1)')}" for k, r, c in ahead],
+        *[f"w{k}_0_{c} = YW{k}[U((q * {C} + {c}) & {WN - 1})]" for k in win for c in range(C)])
     if sim:
         put(3, *[f"XV[lane * {C} + {c}] = b{c}" for c in range(C)], sync,  # as shfl_up:
             *[f"t{c} = XV[(lane - 1) * {C} + {c}] if lane > 0 else b{c}" for c in range(C)], sync)
@@ -1369,7 +1403,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
             *[f"BND[U((below + v0 + {c}) * {W} + {w})] = e[{w}]" for w in range(W)])
     shift = 0
     if K and sim:  # the store warps meet the compute warp's barriers
-        put(3, "elif s < nq + 31:", f"    if k > 0 and (s & {B - 1}) == 0:",
+        put(3, "elif s < nq + 31:", f"    if {'' if win else 'k > 0 and '}(s & {B - 1}) == 0:",
             f"        {sync}", f"    {sync}", f"    {sync}")
     if score:  # the last cell, held by a lane of the last strip after its last block
         put(2, "if last:")
@@ -1660,12 +1694,12 @@ def strip_fill(rec: Recurrence, pattern_index: int, rows_per_lane: int | None = 
     schedules differently, and neither order wins everywhere.  With ``diagonals`` left
     ``None`` (and store warps serving the strip, on a GPU) the fill takes the order
     :func:`strip_order` times faster on this GPU, chosen once and cached on disk.  On the
-    H200 (docs/benchmarks.md, sessions 28 and 29, 32768², medians of 5-7), rows against
-    anti-diagonals with vectors: LCS 6.17 ms against 8.51, Smith-Waterman 8.39 against
-    6.22, DTW 6.85 against 6.58, edit distance (no vectors: an int64 table) 7.87 against
-    7.64; without vectors, rows: LCS 7.04, Smith-Waterman 7.29, DTW 7.47.  ptxas placed the
-    copy of a load made a step ahead right after the load in the slow ones, so the step
-    waited on it (Nsight Compute, session 29).
+    H200 (docs/benchmarks.md, session 30, 32768², medians of 7), rows against
+    anti-diagonals: LCS 5.32 ms against 5.33, Smith-Waterman 5.76 against 5.61, DTW 6.12
+    against 6.12, edit distance (no vectors: an int64 table) 6.40 against 6.57.  Before the
+    argument loads went through shared memory (:func:`_strip_source`), one order was up
+    to 40% slower (sessions 28 and 29: LCS 6.17 ms by rows against 8.51, Smith-Waterman
+    8.39 against 6.22): ptxas made every step wait on the loads of the step before.
 
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`_store_warps_misfit`); ``SourceUnavailable`` when the reads
@@ -1754,9 +1788,16 @@ def _orders_timed(K: int) -> bool:
     return bool(K) and not _simulated()
 
 
+#: Version of the strip kernels' source, in :func:`_order_digest`: raised when a change
+#: to the source may change which cell order runs faster, so kept choices are made again
+#: (2: loads by column through shared-memory windows, session 30).
+STRIP_SOURCE_VERSION = 2
+
+
 def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
     """A digest of what a strip kernel's speed depends on: the device, numba's version,
-    the cell function's code, the cells' and arguments' types and ``params``."""
+    the kernels' source (``STRIP_SOURCE_VERSION``), the cell function's code, the cells'
+    and arguments' types and ``params``."""
     import hashlib
 
     import numba
@@ -1766,8 +1807,8 @@ def _order_digest(rec: Recurrence, device: str, params: tuple[Any, ...]) -> str:
                                              for k in c.co_consts))
 
     args = tuple((np.asarray(a).dtype.str, np.ndim(a)) for a in rec.args)
-    text = repr((device, numba.__version__, code(rec.func.__code__), np.dtype(rec.dtype).str,
-                 args, params))
+    text = repr((device, numba.__version__, STRIP_SOURCE_VERSION, code(rec.func.__code__),
+                 np.dtype(rec.dtype).str, args, params))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -1870,6 +1911,8 @@ def _strip_kernel(rec: Recurrence, pattern_index: int, R: int, C: int, score: bo
                                                    diagonals),
                    "strips", cell, **(_vector_moves(sim) if V > 1 else {}),
                    DT=rt.type, ZERO=rt.type(0),
+                   **{f"T{k}": np.asarray(rec.args[int(re.match(r"a(\d+)\[", t)[1])]).dtype.type
+                      for k, t in enumerate(loads)},
                    int64=np.int64, uint32=np.uint32, U=np.uint64, FULL=np.uint32(0xFFFFFFFF),
                    ENC=enc, DEC=dec,
                    SHUF=_shuffled(rt), LO=np.int64(0xFFFFFFFF), **_coherent(_cuda()))

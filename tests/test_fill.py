@@ -378,7 +378,8 @@ def test_strip_score_fill_stores_no_cell_and_reuses_two_slots(code, shape, R, C,
 def _loading_reads(code: str, shape: tuple[int, int]) -> str:
     """A nearest-neighbour recurrence in ``code``'s frame that loads its arguments in every
     way the strips treat apart: by row, by column, by both, at a wrapped index, in an
-    untaken branch past the array's end, at a data-dependent index, from an empty array."""
+    untaken branch past the array's end, at a data-dependent index, from an empty array,
+    by column across the whole row (``Y``)."""
     rows, cols = DIAGONAL_FLIPS[code]
     up, left = ("r + 1" if rows else "r - 1"), ("c + 1" if cols else "c - 1")
     n, m = shape
@@ -387,10 +388,11 @@ X = np.arange(1, {n + 1}, dtype=np.int64) * 7 % 11
 A = np.arange({n * m}, dtype=np.int64).reshape({n}, {m}) * 5 % 13
 V = np.array([3, 1, 4], dtype=np.int64)
 E = np.zeros(0, dtype=np.int64)
+Y = np.arange({m}, dtype=np.int64) * 3 + 1
 
-@recurrence(shape={shape}, dtype=np.int64, args=(X, A, V, E, 2))
-def rec(T, r, c, X, A, V, E, k):
-    total = X[r - 1] + A[r, c] * k + X[(r + c) % X.shape[0]]
+@recurrence(shape={shape}, dtype=np.int64, args=(X, A, V, E, Y, 2))
+def rec(T, r, c, X, A, V, E, Y, k):
+    total = X[r - 1] + A[r, c] * k + X[(r + c) % X.shape[0]] + Y[c]
     if c < 3:
         total += V[c]
     if E.shape[0] > 0:
@@ -407,15 +409,16 @@ def rec(T, r, c, X, A, V, E, k):
 
 @pytest.mark.parametrize("code, shape, R, C", [
     ("NOSE", (37, 35), 2, 4), ("SONE", (70, 9), 1, 2), ("NESO", (1, 40), 1, 4),
-    ("SENO", (40, 1), 2, 2)])
+    ("SENO", (40, 1), 2, 2), ("NOSE", (65, 300), 2, 4)])
 def test_strips_load_the_cells_arguments_ahead(code, shape, R, C, write_rec):
-    # the kernel makes the cell's loads at index expressions of its indices: once a strip
-    # by row, a step ahead by column or by both, each clamped into its array
+    # the kernel makes the cell's loads at index expressions of its indices, each clamped
+    # into its array: once a strip by row (through shared memory), a batch ahead by column
+    # only (through a window in shared memory, which 300 columns wrap), a step ahead by both
     from runtime import cuda
 
     rec = load(write_rec(_loading_reads(code, shape)))
     arrays, loads = cuda._argument_loads(rec)
-    assert arrays == ("X", "A", "V") and len(loads) == 3
+    assert arrays == ("X", "A", "V", "Y") and len(loads) == 4
     res = cuda.strip_fill(rec, BY_CODE[code].index, R, cols_per_step=C)
     _same(res.table, make_plan(rec).reference)
     score = cuda.strip_score_fill(rec, BY_CODE[code].index, R)
