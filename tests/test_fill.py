@@ -599,7 +599,7 @@ def test_strip_orders_kept_on_disk(tmp_path, monkeypatch):
     assert cuda._cached_orders() == {"c": True}
 
 
-def test_strip_order_digest_names_the_cell_the_device_and_the_kernel(write_rec):
+def test_strip_order_digest_names_the_cell_the_device_and_the_kernel(write_rec, monkeypatch):
     from runtime import cuda
     from runtime.cache import compile_source
 
@@ -616,6 +616,9 @@ def test_strip_order_digest_names_the_cell_the_device_and_the_kernel(write_rec):
     assert len({digest, cuda._order_digest(one, "GPU B", ("NOSE", 8, 4, 4, True, None)),
                 cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 2, True, None)),
                 cuda._order_digest(two, "GPU A", ("NOSE", 8, 4, 4, True, None))}) == 4
+    # a new version of the kernels' source makes the kept orders stale
+    monkeypatch.setattr(cuda, "STRIP_SOURCE_VERSION", cuda.STRIP_SOURCE_VERSION + 1)
+    assert cuda._order_digest(one, "GPU A", ("NOSE", 8, 4, 4, True, None)) != digest
 
 
 @pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
