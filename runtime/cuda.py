@@ -1227,13 +1227,21 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
              for r in range(R) for c in range(C)]
     WN = 1 << ((32 + 2 * B) * C - 1).bit_length()  # a window's columns, a power of 2
     WL = math.ceil(B * C / 32)  # a window's columns a lane loads a batch
+    # the batch's first step: the hand-down words, and the windows' columns in every strip
+    batch = f"{'' if win else 'k > 0 and '}(s & {B - 1}) == 0"
 
     def value(k: int, r: int, c: int) -> str:  # load k's value for the block's cell (r, c)
         by_r, by_c = uses[k]
         return f"w{k}_{r * by_r}_{c}" if by_c else f"h{k}_{r * by_r}"
 
+    def at(k: int, row: str, col: str) -> str:  # load k at a row and column of the frame
+        return loads[k].format(I(row), J(col))
+
     def load(k: int, r: int, c: int, q: str) -> str:  # load k for cell (r, c) of block q
-        return loads[k].format(I(f"ub + {r}"), J(f"{q} * {C} + {c}"))
+        return at(k, f"ub + {r}", f"{q} * {C} + {c}")
+
+    def rows_of(k: int) -> int:  # the values of load k a lane takes once a strip
+        return R if uses[k][0] else 1
 
     def put(depth: int, *lines: str) -> None:
         L.extend("    " * (depth + shift) + x for x in lines)
@@ -1336,13 +1344,12 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         *[f"b{c} = ZERO" for c in range(C)], *[f"p{t} = int64(0)" for t in range(nb)])
     if rowed:  # once a strip, through shared memory: no load pending when the loop starts
         put(2, "if lane < 32:", *[f"    XS{k}[lane + {32 * t}] = "
-                                  + loads[k].format(I(f"u0 + lane + {32 * t}"), J("0"))
-                                  for k in rowed for t in range(R if uses[k][0] else 1)], sync)
+                                  + at(k, f"u0 + lane + {32 * t}", "0")
+                                  for k in rowed for t in range(rows_of(k))], sync)
     put(2, *[f"h{k}_{r} = XS{k}[{f'(lane & 31) * {R} + {r}' if uses[k][0] else '0'}]"
-             for k in rowed for r in range(R if uses[k][0] else 1)],
+             for k in rowed for r in range(rows_of(k))],
         *[f"g{k}_{r}_{c} = {load(k, r, c, '(0 - lane)')}" for k, r, c in ahead],
-        *[f"y{k}_{t} = {loads[k].format(I('ub'), J(f'lane + {32 * t}'))}"
-          for k in win for t in range(WL)])
+        *[f"y{k}_{t} = {at(k, 'ub', f'lane + {32 * t}')}" for k in win for t in range(WL)])
     put(2, "if k > 0 and lane < 32:" if K else "if k > 0:")
     fetch(3, "0")
     if K:  # a barrier every batch; after it the store warps store the batch before
@@ -1354,7 +1361,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
         shift = 1
     else:
         put(2, "for s in range(nq + 31):")
-    put(2, f"    if {'' if win else 'k > 0 and '}(s & {B - 1}) == 0:")
+    put(2, f"    if {batch}:")
     if win:
         put(4, "if k > 0:")
     for t in range(nb):  # the batch fetched last time: wait for unwritten words, stash
@@ -1372,7 +1379,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
     if win:
         put(4, "if k > 0:")
     fetch(4 + bool(win), f"(s + {B}) * {C}")
-    put(4, *[f"y{k}_{t} = {loads[k].format(I('ub'), J(f'(s + {B}) * {C} + lane + {32 * t}'))}"
+    put(4, *[f"y{k}_{t} = {at(k, 'ub', f'(s + {B}) * {C} + lane + {32 * t}')}"
              for k in win for t in range(WL)])
     put(3, "q = s - lane", f"cn = t{C - 1}", *[f"w{k}_{r}_{c} = g{k}_{r}_{c}" for k, r, c in ahead],
         *[f"g{k}_{r}_{c} = {load(k, r, c, '(q + 1)')}" for k, r, c in ahead],
@@ -1403,7 +1410,7 @@ def _strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, si
             *[f"BND[U((below + v0 + {c}) * {W} + {w})] = e[{w}]" for w in range(W)])
     shift = 0
     if K and sim:  # the store warps meet the compute warp's barriers
-        put(3, "elif s < nq + 31:", f"    if {'' if win else 'k > 0 and '}(s & {B - 1}) == 0:",
+        put(3, "elif s < nq + 31:", f"    if {batch}:",
             f"        {sync}", f"    {sync}", f"    {sync}")
     if score:  # the last cell, held by a lane of the last strip after its last block
         put(2, "if last:")
