@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from depgraph import analyze, load
-from depgraph.stages import stages
+from depgraph.analysis.stages import stages
 
 ROOT = Path(__file__).resolve().parent.parent
 LCS = ROOT / "examples" / "lcs.py"

@@ -1,4 +1,4 @@
-"""Score-only fills on the CPU (``runtime.score``): one core against every core a barrier
+"""Score-only fills on the CPU (``depgraph.score``, ``runtime.backends.cpu_score``): one core against every core a barrier
 can hold, side by side in one run, medians of ``--repeat``.  Diagonal cases
 (``wave_cases.py``) walk a window of anti-diagonals; the knapsack (``examples/``) walks rows
 of 10⁶ cells.  Both runs must give the same score; at sizes up to ``--check-up-to`` it is
@@ -22,17 +22,19 @@ ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT.parent), str(ROOT), str(ROOT.parent / "examples")]
 
 from knapsack import make_knapsack  # noqa: E402
-from runtime import score as score_mod  # noqa: E402
-from runtime.plan import make_plan  # noqa: E402
+
+from depgraph import score, score_plan  # noqa: E402
+from runtime.backends import cpu_score  # noqa: E402
+from runtime.schedule.plan import make_plan  # noqa: E402
 from wave_cases import CASES  # noqa: E402
 
 
 def timed(rec: Any, split: bool, repeat: int) -> tuple[float, Any, str]:
     """Median seconds, score and thread note of ``rec``'s CPU score, its slices split
     among threads or not."""
-    score_mod.PARALLEL_CELLS = 64 if split else 1 << 62
-    score_mod.score(rec, "cpu")  # compile
-    runs = [score_mod.score(rec, "cpu") for _ in range(repeat)]
+    cpu_score.PARALLEL_CELLS = 64 if split else 1 << 62
+    score(rec, "cpu")  # compile
+    runs = [score(rec, "cpu") for _ in range(repeat)]
     return statistics.median(r.compute_s for r in runs), runs[0].value, runs[0].notes[-1]
 
 
@@ -41,7 +43,7 @@ def report(name: str, rec: Any, repeat: int, check: bool) -> None:
     assert v1 == vn, (v1, vn)
     if check:
         ref = make_plan(rec).reference
-        last = score_mod.score_plan(rec).last(rec.shape)
+        last = score_plan(rec).last(rec.shape)
         assert np.isclose(ref[last], v1, rtol=1e-6), (ref[last], v1)
     print(f"{name:>14} {rec.shape[0]}x{rec.shape[1]}: one core {t1 * 1e3:9.1f} ms, "
           f"{note.split(':')[0]} {tn * 1e3:9.1f} ms ({t1 / tn:.2f}x), score {v1}"

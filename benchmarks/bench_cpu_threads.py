@@ -19,8 +19,8 @@ sys.path[:0] = [str(ROOT), str(ROOT.parent / "examples")]
 import binomial  # noqa: E402
 from bench_fill import _knap  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
-from runtime import cpu  # noqa: E402
-from runtime.plan import make_plan  # noqa: E402
+from runtime.backends import cpu  # noqa: E402
+from runtime.schedule.plan import make_plan  # noqa: E402
 
 
 def main() -> None:
@@ -34,10 +34,10 @@ def main() -> None:
         p = BY_CODE[plan.pattern]
         runs: dict[str, list[float]] = {"seq": [], "par1": [], "par2": []}
         for _ in range(a.repeat):
-            runs["seq"].append(cpu.sweep_fill(rec, cpu.touched_table(rec), plan.sweep, False)[1].run_s)
+            runs["seq"].append(cpu.sweep_fill(rec, plan.ir, cpu.touched_table(rec), plan.sweep, False)[1].run_s)
             for k in (1, 2):
                 numba.set_num_threads(k)
-                runs[f"par{k}"].append(cpu.pattern_fill(rec, cpu.touched_table(rec), p.index).run_s)
+                runs[f"par{k}"].append(cpu.pattern_fill(rec, plan.ir, cpu.touched_table(rec), p.index).run_s)
         med = {k: statistics.median(v) for k, v in runs.items()}
         print(f"{name} ({p.code}): one-core sweep {med['seq'] * 1e3:.1f} ms, pattern fill 1 thread "
               f"{med['par1'] * 1e3:.1f} ms, 2 threads {med['par2'] * 1e3:.1f} ms; 2 threads vs sweep "

@@ -32,11 +32,11 @@ import binomial  # noqa: E402
 import knapsack  # noqa: E402
 import lcs  # noqa: E402
 import matrix_chain  # noqa: E402
+from depgraph import compare  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
-from runtime import cpu  # noqa: E402
-from runtime import cuda as gpu  # noqa: E402
-from runtime.fill import compare  # noqa: E402
-from runtime.plan import make_plan  # noqa: E402
+from runtime.backends import cpu  # noqa: E402
+from runtime.backends.cuda import device, steps  # noqa: E402
+from runtime.schedule.plan import make_plan  # noqa: E402
 
 STAGE_LIMIT = 2100 * 2100  # stage arrays come from a Python trace: keep it to ~4M cells
 
@@ -75,6 +75,7 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
     row: dict[str, Any] = {"case": name, "size": size, "shape": list(rec.shape), "cells": cells}
     t = time.perf_counter()
     plan = make_plan(rec)
+    ir = plan.ir
     row["plan_s"] = time.perf_counter() - t
     ref = plan.reference
     p = BY_CODE[plan.pattern]
@@ -83,28 +84,28 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
     layout = "F" if p.storage == "columns" else "C"
 
     def cpu_seq() -> float:
-        return cpu.sweep_fill(rec, cpu.touched_table(rec), plan.sweep, checked=False)[1].run_s
+        return cpu.sweep_fill(rec, ir, cpu.touched_table(rec), plan.sweep, checked=False)[1].run_s
 
     if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62):
         row["cpu_seq_s"], row["runs"] = _median(cpu_seq, repeat)
     for k in threads:
         numba.set_num_threads(k)
         M = np.zeros(rec.shape, rec.dtype, order=layout)
-        cpu.pattern_fill(rec, M, p.index)
+        cpu.pattern_fill(rec, ir, M, p.index)
         compare(M, ref)
 
         def cpu_par() -> float:
-            return cpu.pattern_fill(rec, cpu.touched_table(rec, layout), p.index).run_s
+            return cpu.pattern_fill(rec, ir, cpu.touched_table(rec, layout), p.index).run_s
 
         if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62) or k > 2:
             row[f"cpu_par{k}_s"] = _median(cpu_par, repeat)[0]
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    if gpu.status()[0]:
-        first = gpu.pattern_fill(rec, p.index, row["steps"], layout)
+    if device.status()[0]:
+        first = steps.pattern_fill(rec, p.index, row["steps"], layout)
         compare(first.table, ref)
         row["gpu_h2d_s"], row["gpu_d2h_s"] = first.h2d_s, first.d2h_s
         row["gpu_pattern_s"] = _median(
-            lambda: gpu.pattern_fill(rec, p.index, row["steps"], layout, copy_back=False).compute_s,
+            lambda: steps.pattern_fill(rec, p.index, row["steps"], layout, copy_back=False).compute_s,
             repeat)[0]
         from handwritten import RUNNERS
 
@@ -117,17 +118,17 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
             row["trace_s"] = time.perf_counter() - t
             a = splan.analysis
             cells_by_stage = a.graph.flat_cells()[a.stages.order]
-            st = gpu.stage_fill(rec, cells_by_stage, a.stages.ptr)
+            st = steps.stage_fill(rec, cells_by_stage, a.stages.ptr)
             compare(st.table, ref)
             row["stages"] = a.stages.count
             row["gpu_stages_s"] = _median(
-                lambda: gpu.stage_fill(rec, cells_by_stage, a.stages.ptr, copy_back=False).compute_s,
+                lambda: steps.stage_fill(rec, cells_by_stage, a.stages.ptr, copy_back=False).compute_s,
                 repeat)[0]
-            if rec.dtype in gpu.ATOMIC_DTYPES:
+            if rec.dtype in steps.ATOMIC_DTYPES:
                 g = a.graph
-                compare(gpu.ready_fill(rec, cells_by_stage, g.indptr, g.indices).table, ref)
-                row["gpu_ready_s"] = _median(lambda: gpu.ready_fill(
-                    rec, cells_by_stage, g.indptr, g.indices, copy_back=False).compute_s, repeat)[0]
+                compare(steps.ready_fill(rec, ir, cells_by_stage, g.indptr, g.indices).table, ref)
+                row["gpu_ready_s"] = _median(lambda: steps.ready_fill(
+                    rec, ir, cells_by_stage, g.indptr, g.indices, copy_back=False).compute_s, repeat)[0]
     return row
 
 
@@ -160,7 +161,7 @@ def main() -> None:
     import numba
 
     threads = [k for k in (int(x) for x in a.threads.split(",")) if k <= numba.config.NUMBA_NUM_THREADS]
-    ok, why = gpu.status()
+    ok, why = device.status()
     print(f"# {platform.node()} {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, numba {numba.__version__}, numpy {np.__version__}, GPU: {why}")
     print(HEADER, flush=True)

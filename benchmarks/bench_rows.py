@@ -10,7 +10,7 @@ and without a frame, each read waiting on its band), and register strips in the 
 frame (``strip_fill``, binomial only).  Every fill is compared with the sequential
 reference first; medians of ``--repeat`` runs, compute only.  The last columns are the
 model's pick and its prediction for it.  First, the card's write bandwidth
-(``cuda.write_bandwidth`` on a buffer the knapsack's size), the ceiling for fills that
+(``runtime.backends.cuda.probes.write_bandwidth`` on a buffer the knapsack's size), the ceiling for fills that
 write each cell once.
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_rows.py [--repeat 5]``
@@ -33,10 +33,11 @@ import binomial  # noqa: E402
 import knapsack  # noqa: E402
 from stencil import make_stencil  # noqa: E402
 
+from depgraph import cell_ir, compare  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
-from runtime import costmodel, cuda  # noqa: E402
-from runtime.fill import compare  # noqa: E402
-from runtime.plan import make_plan  # noqa: E402
+from runtime.backends.cuda import bands, probes, steps, strips  # noqa: E402
+from runtime.schedule import costmodel  # noqa: E402
+from runtime.schedule.plan import make_plan  # noqa: E402
 
 
 def _knapsack() -> Any:
@@ -54,7 +55,7 @@ def main() -> None:
           f"{cal.round_s * 1e6:.2f} a further round, band step "
           f"{cal.band_s * 1e6:.2f} us + {cal.band_round_s * 1e6:.2f} a further round, "
           f"strip step {cal.strip_step_s * 1e6:.2f} us", flush=True)
-    peak = cuda.write_bandwidth(1001 * 1000000 * 8)
+    peak = probes.write_bandwidth(1001 * 1000000 * 8)
     print(f"write bandwidth: {peak / 1e9:.0f} GB/s (8.0 GB of int64 words)", flush=True)
     cols = ["launches", "coop max grid", "coop model grid", "bands before", "bands every",
             "strips"]
@@ -64,19 +65,21 @@ def main() -> None:
     for name, rec in (("knapsack", _knapsack()), ("binomial", binomial.make_binomial(16384)),
                       ("both sides", both)):
         plan = make_plan(rec)
+        ir = cell_ir(rec)
         rud = BY_CODE["RUD"].index
-        steps = plan.pattern_steps or 0
-        choice = costmodel.choose(rec, "RUD", plan.patterns or (), steps, cal)
-        grid = costmodel.predict(cal, "RUD", rec.shape, steps, None)["cooperative"][1]
-        runs = {"launches": lambda cb: cuda.pattern_fill(rec, rud, steps, "C", cb),
-                "coop max grid": lambda cb: cuda.cooperative_fill(rec, rud, "C", cb),
-                "coop model grid": lambda cb: cuda.cooperative_fill(
-                    rec, rud, "C", cb, blocks=grid, unroll=costmodel.UNROLL),
-                "bands every": lambda cb: cuda.band_fill(rec, rud, None, copy_back=cb)}
+        count = plan.pattern_steps or 0
+        choice = costmodel.choose(rec, ir, "RUD", plan.patterns or (), count, cal)
+        grid = costmodel.predict(cal, "RUD", rec.shape, count, None)["cooperative"][1]
+        runs = {"launches": lambda cb: steps.pattern_fill(rec, rud, count, "C", cb),
+                "coop max grid": lambda cb: steps.cooperative_fill(rec, ir, rud, "C", cb),
+                "coop model grid": lambda cb: steps.cooperative_fill(
+                    rec, ir, rud, "C", cb, blocks=grid, unroll=costmodel.UNROLL),
+                "bands every": lambda cb: bands.band_fill(rec, ir, rud, None, copy_back=cb)}
         if "NOSE" in (plan.patterns or ()):
-            runs["bands before"] = lambda cb: cuda.band_fill(rec, rud, "NOSE", copy_back=cb)
-        if cuda.serves_strips(rec, "NOSE"):
-            runs["strips"] = lambda cb: cuda.strip_fill(rec, BY_CODE["NOSE"].index, copy_back=cb)
+            runs["bands before"] = lambda cb: bands.band_fill(rec, ir, rud, "NOSE", copy_back=cb)
+        if strips.serves_strips(rec, ir, "NOSE"):
+            runs["strips"] = lambda cb: strips.strip_fill(rec, ir, BY_CODE["NOSE"].index,
+                                                          copy_back=cb)
         med = {}
         for col, run in runs.items():
             compare(run(True).table, plan.reference)

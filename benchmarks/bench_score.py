@@ -1,9 +1,9 @@
 """Score-only diagonal fills on the GPU (issue 6): the last cell of an ``n x n``
 alignment-type table in O(n) memory, with its GCUPS, by the two kernels
-``runtime.score.score`` picks between: register strips storing no cell
-(``runtime.cuda.strip_score_fill``, when the reads are the three nearest neighbours) and
-the live anti-diagonals in one cooperative launch (``runtime.cuda.score_fill``, any reads
-at constant offsets).  At sizes whose whole table fits, each score is first checked
+``depgraph.score`` picks between: register strips storing no cell
+(``runtime.backends.cuda.score.strip_score_fill``, when the reads are the three nearest
+neighbours) and the live anti-diagonals in one cooperative launch
+(``runtime.backends.cuda.score.score_fill``, any reads at constant offsets).  At sizes whose whole table fits, each score is first checked
 against the one-launch tiled fill.
 
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_score.py [--sizes 32768,1000000] [--cases lcs]``
@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT.parent), str(ROOT)]
 
-from runtime import cuda  # noqa: E402
+from depgraph import cell_ir  # noqa: E402
+from runtime.backends.cuda import score, tiles  # noqa: E402
 from wave_cases import CASES  # noqa: E402
 
 NOSE = 4  # every case here is NOSE
@@ -34,8 +35,10 @@ def main() -> None:
     for size in (int(s) for s in a.sizes.split(",")):
         for name in a.cases.split(","):
             rec = CASES[name](size)
-            whole = cuda.tiled_fill(rec, NOSE).table if size <= a.check_up_to else None
-            for r in (cuda.strip_score_fill(rec, NOSE), cuda.score_fill(rec, NOSE, a.threads)):
+            ir = cell_ir(rec)
+            whole = tiles.tiled_fill(rec, ir, NOSE).table if size <= a.check_up_to else None
+            for r in (score.strip_score_fill(rec, ir, NOSE), score.score_fill(rec, ir, NOSE,
+                                                                              a.threads)):
                 check = ""
                 if whole is not None:
                     assert whole[r.cell] == r.value, (whole[r.cell], r.value)

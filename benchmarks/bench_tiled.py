@@ -8,8 +8,9 @@ device).
 Usage: ``DEPGRAPH_GPU=1 python benchmarks/bench_tiled.py [--sizes 4096,32768] [--repeat 3]
 [--strips 8x1,8x2,8x4,4x4] [--no-tiles] [--calls]`` (``--strips``: the strips' ``R x C``
 blocks, ``RxCxK`` with ``K`` store warps instead of the default
-``runtime.cuda.strip_store_warps``, ``x0`` for none; trailing letters: ``w`` for cells
-computed as numba types them, not in int32 where that is proven exact (``runtime.narrow``),
+``runtime.backends.cuda.strip_layout.strip_store_warps``, ``x0`` for none; trailing
+letters: ``w`` for cells computed as numba types them, not in int32 where that is proven
+exact (``depgraph.frontend.narrow``),
 ``s`` for the store warps' cells one at a time instead of 16-byte vectors, ``r`` or ``d``
 for blocks computed by rows or by anti-diagonals instead of the order ``strip_fill``
 chooses by timing (its ``vectors`` and ``diagonals``);
@@ -29,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT.parent), str(ROOT)]
 
+from depgraph import cell_ir, compare  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
-from runtime import cuda  # noqa: E402
-from runtime.cuda import DeviceFill  # noqa: E402
-from runtime.fill import compare  # noqa: E402
-from runtime.plan import make_plan  # noqa: E402
+from runtime.backends.cuda import strips, tiles  # noqa: E402
+from runtime.backends.cuda.device import DeviceFill  # noqa: E402
+from runtime.schedule.plan import make_plan  # noqa: E402
 from wave_cases import CASES  # noqa: E402
 
 
@@ -55,16 +56,17 @@ def main() -> None:
         for name in a.cases.split(","):
             rec = CASES[name](size)
             plan = make_plan(rec)
+            ir = cell_ir(rec)
             p = BY_CODE[plan.pattern]
             runs = {} if a.no_tiles else {
-                "launches T64": lambda cb: cuda._diagonal_launches(rec, p.code, 64, cb),
-                "tiles T64": lambda cb: cuda.wave_fill(rec, p.index, 64, cb),
-                "tiles T128": lambda cb: cuda.wave_fill(rec, p.index, 128, cb)}
+                "launches T64": lambda cb: tiles.diagonal_launches(rec, p.code, 64, cb),
+                "tiles T64": lambda cb: tiles.wave_fill(rec, ir, p.index, 64, cb),
+                "tiles T128": lambda cb: tiles.wave_fill(rec, ir, p.index, 128, cb)}
             for b in blocks:
                 r, c, *k = map(int, b.rstrip("wsrd").split("x"))
                 opts = set(b[len(b.rstrip("wsrd")):])
-                runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k, o=opts: cuda.strip_fill(
-                    rec, p.index, r, cb, c, store_warps=k[0] if k else None, narrow="w" not in o,
+                runs[f"strips {b}"] = lambda cb, r=r, c=c, k=k, o=opts: strips.strip_fill(
+                    rec, ir, p.index, r, cb, c, store_warps=k[0] if k else None, narrow="w" not in o,
                     vectors="s" not in o, diagonals=True if "d" in o else False if "r" in o
                     else None)
             med, call = {}, {}

@@ -13,7 +13,7 @@ import math
 import time
 from typing import Any
 
-from runtime.cuda import THREADS, require
+from runtime.backends.cuda.device import THREADS, require
 
 cuda = require()
 

@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runtime.cuda import require  # noqa: E402
+from runtime.backends.cuda.device import require  # noqa: E402
 
 cuda = require()
 FULL = np.uint32(0xFFFFFFFF)

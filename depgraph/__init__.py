@@ -1,34 +1,74 @@
 """depgraph: dependency graphs, minimal stages, fill patterns and parallel fills for
 dynamic-programming recurrences written as one plain Python cell function.
 
-``import depgraph`` imports NumPy only; numba, numba.cuda, graphviz and matplotlib are
-imported when the work that needs them runs.
+The library's calls are here, at the top level:
+
+- make a recurrence: :func:`recurrence`, :func:`family`; load one from a file:
+  :func:`load`, :func:`pick`;
+- read it: :func:`cell_ir` (what the cell function's source says), :func:`trace` (what
+  each cell reads, run in plain Python);
+- analyze it: :func:`analyze` (the DAG, Algorithm 1's stages, regions and patterns);
+- fill it: :func:`fill` (the table, on the GPU or every CPU core), :func:`score` (the
+  last cell, in O(n) memory), :func:`compare` and :func:`verify_score` (against the
+  sequential reference);
+- look at it: :func:`render` (the DAG, stages, regions, pattern), :func:`report` (what
+  the graph costs against the fills).
+
+Errors all derive from :class:`DepgraphError`.  ``import depgraph`` imports NumPy only;
+numba, numba.cuda, graphviz and matplotlib are imported when the work that needs them
+runs.
 """
 
-from depgraph.analysis import Analysis, analyze
-from depgraph.api import Family, Recurrence, family, recurrence
-from depgraph.classify import Classification, classify
+from depgraph.analysis import (
+                               Analysis,
+                               Classification,
+                               DependencyGraph,
+                               Stages,
+                               analyze,
+                               classify,
+                               stages,
+)
 from depgraph.errors import DepgraphError
-from depgraph.graph import DependencyGraph
-from depgraph.loader import load
-from depgraph.stages import Stages, stages
-from depgraph.trace import Trace, trace
+from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.loader import load, pick
+from depgraph.frontend.trace import Trace, trace
+from depgraph.model import Family, Progress, Recurrence, family, recurrence
+from depgraph.views.render import render
+from depgraph.views.report import Report, report
+from runtime.backends.walk import ScorePlan, ScoreResult
+from runtime.run import FillResult, compare, fill, score, verify_score
+from runtime.schedule.score_plan import score_plan
 
 __all__ = [
     "Analysis",
+    "CellIR",
     "Classification",
     "DependencyGraph",
     "DepgraphError",
     "Family",
+    "FillResult",
+    "Progress",
     "Recurrence",
+    "Report",
+    "ScorePlan",
+    "ScoreResult",
     "Stages",
     "Trace",
     "analyze",
+    "cell_ir",
     "classify",
+    "compare",
     "family",
+    "fill",
     "load",
+    "pick",
     "recurrence",
+    "render",
+    "report",
+    "score",
+    "score_plan",
     "stages",
     "trace",
+    "verify_score",
 ]
 __version__ = "0.1.0"

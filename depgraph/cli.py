@@ -1,4 +1,9 @@
-"""The ``depgraph`` command line: parse, call the library, print.
+"""The ``depgraph`` command line: parse, call the library's top-level calls, print.
+
+Every flag's wording lives here: the library names a setting in an error through
+:func:`depgraph.errors.setting`, and :func:`flag` spells it as this CLI's flag.  Progress
+lines go to standard error on a terminal, never with ``--json``.  Output paths are checked
+before any long work, and files are written whole or not at all.
 
 Exit status: 0 success; 1 the recurrence is invalid or failed (one paragraph on stderr,
 no traceback); 2 usage errors (argparse's own, and ``UsageError``); 141 the output's reader
@@ -10,13 +15,37 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from depgraph.errors import DepgraphError, UsageError
+import numpy as np
 
-__all__ = ["main", "build_parser"]
+from depgraph import (
+    Family,
+    Progress,
+    Recurrence,
+    analyze,
+    fill,
+    load,
+    pick,
+    render,
+    report,
+    score,
+    score_plan,
+    verify_score,
+)
+from depgraph.errors import DepgraphError, RecurrenceError, UsageError
+from depgraph.memory import format_bytes
+from depgraph.views.files import atomic_write, check_writable
+from depgraph.views.progress import progress
+from depgraph.views.render import check_request, check_suffix, check_view, summary
+from depgraph.views.report import parse_backends
+
+__all__ = ["main", "build_parser", "flag", "parse_sizes", "format_analysis", "format_run",
+           "format_score"]
 
 
 def _cell(text: str) -> tuple[int, ...]:
@@ -112,93 +141,156 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args: argparse.Namespace) -> Any:
-    from depgraph.loader import load
+def _progress(enabled: bool) -> Progress:
+    """The progress reporter the library is given: lines on standard error while it is a
+    terminal and ``enabled`` (never with ``--json``)."""
+    return lambda label, total: progress(label, total, enabled=None if enabled else False)
 
-    return load(args.file, name=args.name, size=args.size)
+
+def _output(path: str | None, suffix: str, what: str) -> Path | None:
+    """``-o``'s path, checked before any work: ``UsageError`` unless it ends in ``suffix``
+    and can be written."""
+    if not path:
+        return None
+    if not path.endswith(suffix):
+        raise UsageError(f"-o {path!r}: {what} is saved as {suffix}; name it OUT{suffix}")
+    out = Path(path)
+    check_writable(out)
+    return out
+
+
+def _save(out: Path, array: Any) -> None:
+    """``array`` saved to ``out`` as NumPy ``.npy``, whole or not at all."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            np.save(f, array)
+
+    atomic_write(out, write)
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from depgraph.analysis import analyze
-    from depgraph.progress import progress
-
-    rec = _load(args)
+    rec = load(args.file, name=args.name, size=args.size)
     update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
-    result = analyze(rec, target=args.target, progress=update)
-    data = result.to_json()
-    if args.json:
-        print(json.dumps(data))
-    else:
-        print(format_analysis(data))
+    data = analyze(rec, target=args.target, progress=update).to_json()
+    print(json.dumps(data) if args.json else format_analysis(data))
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from depgraph.progress import progress
-    from runtime.fill import fill
-
-    rec = _load(args)
+    out = _output(args.output, ".npy", "the last line" if args.score else "the table")
+    rec = load(args.file, name=args.name, size=args.size)
     if args.score:
-        return _run_score(args, rec)
-    _npy_output(args.output, "the table")
-    update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
+        return _run_score(args, rec, out)
     res = fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
-               progress=update)
-    if args.output:
-        np.save(args.output, res.table)
+               progress=_progress(not args.json))
+    if out:
+        _save(out, res.table)
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "output": args.output}
-    if args.json:
-        print(json.dumps(data))
-    else:
-        print(format_run(data))
+    print(json.dumps(data) if args.json else format_run(data))
     return 0
 
 
-def _npy_output(output: str | None, what: str) -> None:
-    """``UsageError`` unless ``-o`` (when given) names a NumPy ``.npy`` file."""
-    if output and not output.endswith(".npy"):
-        raise UsageError(f"-o {output!r}: {what} is saved as NumPy .npy; name it OUT.npy")
-
-
-def _run_score(args: argparse.Namespace, rec: Any) -> int:
-    import numpy as np
-
-    from depgraph.errors import TooLargeError
-    from depgraph.progress import progress
-    from depgraph.trace import available_memory, format_bytes
-    from runtime.plan import make_plan
-    from runtime.score import score, score_plan, verify_score
-
+def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None) -> int:
     if args.schedule != "auto":
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
-    _npy_output(args.output, "the last line")
     plan = score_plan(rec)
-    if args.output and plan.gpu:
+    if out and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
-    update = progress("filling cells", rec.cells, enabled=None if not args.json else False)
-    res = score(rec, backend=args.backend, progress=update, plan=plan)
-    if args.output:  # a walk by rows or columns (checked above): the last line
-        np.save(args.output, res.line)
-    verified = None
-    if args.verify:
-        table_bytes = rec.cells * rec.dtype.itemsize
-        if table_bytes > available_memory() // 2:
-            raise TooLargeError(f"--verify needs the whole {rec.shape} table for the reference "
-                                f"({format_bytes(table_bytes)}), more than half the free memory")
-        verified = verify_score(res, make_plan(rec).reference)
+    res = score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan)
+    if out:  # a walk by rows or columns (checked above): the last line
+        _save(out, res.line)
+    verified = verify_score(res, rec) if args.verify else None
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
             "verified": verified, "output": args.output,
             "line_preview": None if res.line is None else _preview(res.line)}
-    if args.json:
-        print(json.dumps(data))
-    else:
-        print(format_score(data))
+    print(json.dumps(data) if args.json else format_score(data))
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    """Check the request before any tracing, trace, draw, print one line."""
+    view = check_view(args.view)
+    out = Path(args.output)
+    check_writable(out)
+    check_suffix(view, out)
+    rec = load(args.file, name=args.name, size=args.size)
+    check_request(view, out, rec.shape, args.max_cells, args.slice)
+    a = analyze(rec, progress=progress("tracing cells", rec.cells))
+    path = render(a, view, out, max_cells=args.max_cells, slice=args.slice)
+    shape = "x".join(str(int(s)) for s in rec.shape)
+    print(f"wrote {path}: {view} view of {rec.name} {shape}, {summary(a, view)}")
+    return 0
+
+
+def parse_sizes(text: str | None) -> list[int] | None:
+    """``--sizes "8,16,32"`` -> ``[8, 16, 32]`` (sorted, duplicates dropped); ``UsageError``
+    on anything but positive integers.
+
+    Examples
+    --------
+    >>> parse_sizes("32, 8,16,8")
+    [8, 16, 32]
+    >>> parse_sizes(None) is None
+    True
+    """
+    if text is None:
+        return None
+    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    if not parts:
+        raise UsageError(f"--sizes {text!r}: give comma-separated positive integers, e.g. 8,16,32")
+    out = []
+    for p in parts:
+        try:
+            v = int(p)
+        except ValueError:
+            raise UsageError(f"--sizes {text!r}: {p!r} is not an integer; "
+                             "give comma-separated positive integers, e.g. 8,16,32") from None
+        if v < 1:
+            raise UsageError(f"--sizes {text!r}: sizes must be positive, got {v}")
+        out.append(v)
+    return sorted(set(out))
+
+
+def _report(args: argparse.Namespace) -> int:
+    """Check the options, measure, write, print the verdict."""
+    sizes = parse_sizes(args.sizes)
+    backends = parse_backends(args.backend or "all")
+    if args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"-o {args.output!r} is a file; give a directory for the report")
+    obj = pick(args.file, args.name)
+    if isinstance(obj, Family) and sizes is None:
+        raise UsageError(f"{obj.name!r} is a family: give its sizes with --sizes a,b,c")
+    if isinstance(obj, Recurrence) and sizes is not None:
+        raise UsageError(f"{obj.name!r} is a fixed recurrence of shape {obj.shape}: it has "
+                         "one size; drop --sizes")
+    if args.python_max_cells is not None and args.python_max_cells < 0:
+        raise UsageError(f"--python-max-cells must be at least 0, got {args.python_max_cells}")
+    if args.max_trace_cells is not None and args.max_trace_cells < 1:
+        raise UsageError(f"--max-trace-cells must be positive, got {args.max_trace_cells}")
+    limits = {} if args.python_max_cells is None else {"python_max_cells": args.python_max_cells}
+    rep = report(obj, sizes, backends, out, repeat=args.repeat,
+                 max_trace_cells=args.max_trace_cells, source=str(args.file), **limits)
+    rows = len(rep.rows)
+    print(f"wrote {out / 'report.md'}, report.json and {len(rep.files) - 2} plots: "
+          f"{rows} row{'s' if rows != 1 else ''} for {rep.name}")
+    for r in rep.rows:
+        if r.get("skipped"):
+            print(f"skipped      {r['skipped']}")
+        elif r["overhead"].get("skipped"):
+            print(f"no graph     {r['label']}: {r['overhead']['skipped']}")
+    print(rep.sentence)
+    failed = rep.failed_rows()
+    if failed:
+        msgs = "; ".join(f"{r['label']}: {r['error']}" for r in failed)
+        raise RecurrenceError(f"the recurrence failed ({msgs}); the report in {out} records it")
     return 0
 
 
@@ -258,16 +350,26 @@ def format_run(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _report(args: argparse.Namespace) -> int:
-    from depgraph.report import report_command
+def _source_reads(d: dict[str, Any]) -> str:
+    """What the cell IR says of the reads: the subscripts of ``M`` in the source, and
+    whether their offsets are constant (else the trace decides).
 
-    return report_command(args)
-
-
-def _render(args: argparse.Namespace) -> int:
-    from depgraph.render import render_command
-
-    return render_command(args)
+    Examples
+    --------
+    >>> _source_reads({"source_reads": [{"read": "M[i - 1, j]", "offset": [-1, 0]}],
+    ...                "source_opaque": None})
+    'reads M[i - 1, j], at constant offsets (-1, 0)'
+    """
+    reads = d["source_reads"]
+    if reads is None:
+        return f"not read: {d['source_opaque']}; the trace alone decides"
+    texts = list(dict.fromkeys(r["read"] for r in reads)) or ["nothing"]
+    offsets = list(dict.fromkeys(tuple(r["offset"]) for r in reads))
+    if d["source_opaque"] is None and all(None not in o for o in offsets):
+        return (f"reads {', '.join(texts)}, at constant offsets "
+                + ", ".join(str(o) for o in offsets))
+    why = f": {d['source_opaque']}" if d["source_opaque"] else ""
+    return f"reads {', '.join(texts)}, not all at constant offsets{why}; the trace decides"
 
 
 def format_analysis(d: dict[str, Any]) -> str:
@@ -284,6 +386,7 @@ def format_analysis(d: dict[str, Any]) -> str:
         f"edges        {d['edges']:,} direct dependencies",
         f"base cases   {d['base_cases']:,}",
         f"stages       {d['stages']:,} (minimal, Algorithm 1); widest stage {d['max_stage_width']:,} cells",
+        f"source       {_source_reads(d)}",
     ]
     if d["regions"] is None:
         lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables; "
@@ -298,8 +401,6 @@ def format_analysis(d: dict[str, Any]) -> str:
                          f"(minimal stages {d['stages']:,})")
         else:
             lines.append("selected     none: no pattern fits; fill by stages")
-    from depgraph.trace import format_bytes
-
     rate = d["trace_cells_per_s"]
     lines += [
         f"time         trace {t['trace_s']:.3f} s ({rate:,.0f} cells/s), graph {t['graph_s']:.3f} s, "
@@ -311,6 +412,24 @@ def format_analysis(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The flags whose spelling is not ``--`` and the setting's name with dashes.
+_FLAGS = {"output": "-o"}
+
+
+def flag(name: str, value: str | None) -> str:
+    """A setting an error names (:func:`depgraph.errors.setting`) as this CLI's flag.
+
+    Examples
+    --------
+    >>> flag("schedule", "stages"), flag("max_cells", "400"), flag("score", "True")
+    ('--schedule stages', '--max-cells 400', '--score')
+    """
+    spelled = _FLAGS.get(name, "--" + name.replace("_", "-"))
+    if value is None or value == "True":
+        return spelled
+    return f"{spelled} {shlex.quote(value)}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = build_parser()
@@ -320,7 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except DepgraphError as err:
         kind = "usage error" if isinstance(err, UsageError) else "error"
-        print(f"depgraph: {kind}: {err}", file=sys.stderr)
+        print(f"depgraph: {kind}: {err.worded(flag)}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("depgraph: interrupted", file=sys.stderr)

@@ -2,17 +2,26 @@
 
 Every error carries ``exit_code``: 1 when the recurrence itself is invalid or failed
 (cycle, out-of-bounds read, exception in the cell function, too large to trace), 2 for a
-usage error (missing file, no such recurrence, bad option).  The CLI prints ``str(err)``
-as one paragraph and exits with that code; no traceback reaches the user.
+usage error (missing file, no such recurrence, bad option).  The CLI prints the message
+(worded in its flags) as one paragraph and exits with that code; no traceback reaches the
+user.
 
 Cells are printed as index tuples, ``(1, 2)``; a cycle as ``(1, 2) -> (1, 3) -> (1, 2)``.
+
+A message that names one of the caller's settings (the schedule to use, the backend to try)
+names it through :func:`setting`, so each caller words it in its own terms: ``str(err)`` in
+the library's (``schedule='stages'``), :meth:`DepgraphError.worded` in another's (the CLI
+passes its flags: ``--schedule stages``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 __all__ = [
+    "setting",
+    "word",
     "DepgraphError",
     "UsageError",
     "RecurrenceError",
@@ -31,6 +40,37 @@ __all__ = [
 
 Cell = tuple[int, ...]
 
+#: How :func:`setting` marks a setting in a message: ``\u2039name=value\u203a``.
+_SETTING = re.compile("\u2039([a-z_]+)(?:=([^\u203a]*))?\u203a")
+
+
+def setting(name: str, value: object = None) -> str:
+    """A reference to the caller's setting ``name`` (with ``value``, when the message
+    suggests one) inside an error message, worded by whoever shows the error.
+
+    Examples
+    --------
+    >>> err = UsageError(f"no pattern fits; use {setting('schedule', 'stages')}")
+    >>> str(err)
+    "no pattern fits; use schedule='stages'"
+    >>> err.worded(lambda name, value: f"--{name} {value}")
+    'no pattern fits; use --schedule stages'
+    """
+    return f"\u2039{name}{'' if value is None else f'={value}'}\u203a"
+
+
+def _library_wording(name: str, value: str | None) -> str:
+    """A setting as the library's caller writes it: a keyword argument."""
+    if value is None:
+        return f"{name}=..."
+    bare = value in ("True", "False") or value.isdigit() or value.isupper()  # N: a placeholder
+    return f"{name}={value}" if bare else f"{name}={value!r}"
+
+
+def word(message: str, spell: Callable[[str, str | None], str]) -> str:
+    """``message`` with every :func:`setting` in it written by ``spell(name, value)``."""
+    return _SETTING.sub(lambda m: spell(m[1], m[2]), message)
+
 
 def format_cell(cell: Sequence[int]) -> str:
     """Format a cell as a tuple of plain ints.
@@ -46,9 +86,20 @@ def format_cell(cell: Sequence[int]) -> str:
 
 
 class DepgraphError(Exception):
-    """Base of every error depgraph reports; ``exit_code`` is what the CLI returns."""
+    """Base of every error depgraph reports; ``exit_code`` is what the CLI returns.
+
+    ``str(err)`` words the settings the message names as the library's keyword arguments;
+    :meth:`worded` words them another way (:func:`setting`).
+    """
 
     exit_code: int = 1
+
+    def __str__(self) -> str:
+        return self.worded(_library_wording)
+
+    def worded(self, spell: Callable[[str, str | None], str]) -> str:
+        """The message, each setting it names written by ``spell(name, value)``."""
+        return word(super().__str__(), spell)
 
 
 class UsageError(DepgraphError):

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import depgraph  # noqa: E402
-from depgraph.loader import load_module  # noqa: E402
-from depgraph.render import render  # noqa: E402
+from depgraph import render  # noqa: E402
+from depgraph.frontend.loader import load_module  # noqa: E402
 from patterns import BY_CODE, PATTERNS  # noqa: E402
 
 IMG = ROOT / "docs" / "img"

@@ -44,10 +44,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from depgraph.api import Family  # noqa: E402
+from depgraph import Family, report  # noqa: E402
+from depgraph.cli import parse_sizes  # noqa: E402
 from depgraph.errors import DepgraphError  # noqa: E402
-from depgraph.loader import definitions, load_module  # noqa: E402
-from depgraph.report import compute_verdict, parse_sizes, report  # noqa: E402
+from depgraph.frontend.loader import definitions, load_module  # noqa: E402
+from depgraph.views.verdict import compute_verdict  # noqa: E402
 
 #: Trace cap (cells) for the stage fill and the graph's overhead: just over 2048^2.
 TRACE_CELLS = 2100 * 2100

@@ -1,6 +1,6 @@
 """The eight fill patterns and the regions they allow (SPEC section 4).
 
-One definition shared by analysis (``depgraph.classify``), rendering and the runtime.
+One definition shared by analysis (``depgraph.analysis.classify``), rendering and the runtime.
 """
 
 from patterns.eight import (

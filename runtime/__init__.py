@@ -1,1 +1,2 @@
-"""Executors (sequential reference, pattern fill, stage fill) over backends (python, cpu, cuda)."""
+"""The runtime: plan a fill (:mod:`runtime.schedule`), run it on a backend
+(:mod:`runtime.backends`); :mod:`runtime.run` joins the two (``fill``, ``score``)."""

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+# the examples' modules (lcs, knapsack, binomial...), which tests build recurrences from
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples", "catalog"))
 
 HEADER = "import numpy as np\nfrom depgraph import recurrence, family\n"
 

@@ -1,5 +1,5 @@
-"""Recurrence-file bodies shared by the CLI tests (written after the standard imports by
-the ``write_rec`` fixture)."""
+"""What the tests share: recurrence-file bodies (written after the standard imports by the
+``write_rec`` fixture), the SPEC's LCS, and an exact-or-close table comparison."""
 
 #: SPEC section 6's LCS of AGCGTAG and GTCAGA (answer 4).
 LCS = """
@@ -34,26 +34,28 @@ def _signed(name: str, k: int) -> str:
 def neighbour_reads(code: str, shape: tuple[int, int], far: bool, dtype: str = "int64") -> str:
     """A recurrence of ``shape`` and NumPy ``dtype`` whose reads are at constant offsets:
     the nearest neighbours up, left and up-left in ``code``'s NOSE frame, plus (``far``)
-    the cell two rows up and one column left; guarded at the table's edges."""
+    the cell two rows up and one column left; guarded at the table's edges.  The shape
+    is an argument, not a literal, so one frame's cells have the same code at every shape
+    and dtype, and share their compiled kernels."""
     from patterns import DIAGONAL_FLIPS
 
     rows, cols = DIAGONAL_FLIPS[code]
     a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
     n, m = shape
     far_read = (f"""
-    if 0 <= {_signed('i', 2 * a)} < {n} and 0 <= {_signed('j', b)} < {m}:
+    if 0 <= {_signed('i', 2 * a)} < n and 0 <= {_signed('j', b)} < m:
         total += M[{_signed('i', 2 * a)}, {_signed('j', b)}]""" if far else "")
     return f"""
 W = np.arange(1, {n + m + 2}, dtype=np.int64)
 
-@recurrence(shape={shape}, dtype=np.{dtype}, args=(W,))
-def rec(M, i, j, W):
+@recurrence(shape={shape}, dtype=np.{dtype}, args=(W, {n}, {m}))
+def rec(M, i, j, W, n, m):
     total = W[i] + 2 * W[j]
-    if 0 <= {_signed('i', a)} < {n}:
+    if 0 <= {_signed('i', a)} < n:
         total += M[{_signed('i', a)}, j]
-    if 0 <= {_signed('j', b)} < {m}:
+    if 0 <= {_signed('j', b)} < m:
         total += 3 * M[i, {_signed('j', b)}]
-    if 0 <= {_signed('i', a)} < {n} and 0 <= {_signed('j', b)} < {m}:
+    if 0 <= {_signed('i', a)} < n and 0 <= {_signed('j', b)} < m:
         total += 5 * M[{_signed('i', a)}, {_signed('j', b)}]{far_read}
     return total % 1000003
 """
@@ -64,7 +66,8 @@ def guarded_reads(code: str, shape: tuple[int, int], dtype: str = "int64") -> st
     left and up-left in ``code``'s NOSE frame, written as the alignment cells are: guards
     (``if test: return value``) on the frame's first row and column and on its data, an
     assignment before them and an ``if`` after them (the form the strips compute whole,
-    guards last, :mod:`runtime.speculate`)."""
+    guards last, :mod:`runtime.backends.speculate`); its first row and column are
+    arguments, so one frame's cells share their code at every shape."""
     from patterns import DIAGONAL_FLIPS
 
     rows, cols = DIAGONAL_FLIPS[code]
@@ -75,14 +78,14 @@ def guarded_reads(code: str, shape: tuple[int, int], dtype: str = "int64") -> st
     return f"""
 W = np.arange(1, {n + m + 2}, dtype=np.int64) % 5
 
-@recurrence(shape={shape}, dtype=np.{dtype}, args=(W,))
-def rec(M, i, j, W):
+@recurrence(shape={shape}, dtype=np.{dtype}, args=(W, {i0}, {j0}))
+def rec(M, i, j, W, i0, j0):
     w = W[i] + 2 * W[j]
-    if i == {i0} and j == {j0}:
+    if i == i0 and j == j0:
         return w
-    if i == {i0}:
+    if i == i0:
         return w + M[i, {left}]
-    if j == {j0}:
+    if j == j0:
         return w + M[{up}, j]
     if W[i] == W[j]:
         return M[{up}, {left}] + 1
@@ -91,3 +94,42 @@ def rec(M, i, j, W):
         best -= 3
     return best + w
 """
+
+
+#: What a strip fill's label adds for neighbour_reads' cells, computed in int32: their
+#: remainder by 1000003 bounds them whatever they read.
+NEAR_INT32 = ", int32 arithmetic, proven exact for values 0..1000002"
+
+
+def same(a, b):
+    """Exact for integers, within 1e-12 for floats."""
+    import numpy as np
+
+    if a.dtype.kind == "f":
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def load_lcs():
+    """SPEC section 6's LCS of AGCGTAG and GTCAGA, from ``examples/lcs.py`` (on the path
+    by ``conftest.py``)."""
+    import lcs
+
+    return lcs.make_lcs(b"AGCGTAG", b"GTCAGA")
+
+
+def slow_after(keep, cases):
+    """``cases`` of a ``pytest.mark.parametrize``: the first ``keep`` run by default, the
+    others (the same kernels at more shapes, frames and cell types) only with ``-m slow``.
+    A case is a tuple of the arguments, or one argument that is not a tuple."""
+    import pytest
+
+    return [pytest.param(*(case if isinstance(case, tuple) else (case,)),
+                         marks=() if k < keep else pytest.mark.slow)
+            for k, case in enumerate(cases)]
+
+
+#: The thesis's four case studies (SPEC section 5), of ``examples/``: the every-example
+#: tests run these by default and the catalog's with ``-m slow``.
+THESIS = ("lcs", "knapsack", "binomial", "matrix_chain")

@@ -3,9 +3,9 @@ import subprocess
 import sys
 
 import pytest
+from sources import CYCLE, LCS
 
 from depgraph.cli import main
-from sources import CYCLE, LCS
 
 OOB = """
 @recurrence(shape=(5, 5), dtype=np.int64)

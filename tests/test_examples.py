@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from depgraph import Family, analyze, load
-from depgraph.loader import definitions, load_module
+from depgraph.frontend.loader import definitions, load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -1,7 +1,7 @@
 """Real-GPU tests at real sizes (>= 4096 x 4096): ``DEPGRAPH_GPU=1 pytest -m gpu``.
 
 They skip where no real CUDA GPU is usable (CI runs the same kernels under the simulator
-in test_fill.py at tiny sizes).
+in the test_cuda_*.py files at tiny sizes).
 """
 
 import os
@@ -11,15 +11,21 @@ import numpy as np
 import pytest
 from stencil import make_stencil, pattern_offsets
 
-from depgraph import load
+from depgraph import cell_ir, fill, load, score, verify_score
 from patterns import BY_CODE, CANONICAL
-from runtime import cuda
-from runtime.fill import fill
-from runtime.plan import make_plan
+from runtime.backends.cuda import (
+    bands,
+    cells,
+    device,
+    steps,
+    strip_layout,
+    strips,
+    tiles,
+)
+from runtime.backends.cuda import score as gpu_score
+from runtime.schedule.plan import make_plan
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
-
-REAL = cuda.status()[0] and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
+REAL = device.status()[0] and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not REAL, reason="needs a real CUDA GPU")]
 
 
@@ -50,13 +56,13 @@ def test_random_stencil_every_pattern_at_4096(code):
     for c in plan.patterns:
         p = BY_CODE[c]
         layout = "F" if p.storage == "columns" else "C"
-        out = cuda.pattern_fill(rec, p.index, p.steps(rec.shape), layout).table
+        out = steps.pattern_fill(rec, p.index, p.steps(rec.shape), layout).table
         np.testing.assert_array_equal(out, plan.reference)
-        np.testing.assert_array_equal(cuda.cooperative_fill(rec, p.index, layout).table,
+        np.testing.assert_array_equal(steps.cooperative_fill(rec, cell_ir(rec), p.index, layout).table,
                                       plan.reference)
         if c in ("NOSE", "SENO", "SONE", "NESO"):
             for tile in (32, 64, 100):
-                np.testing.assert_array_equal(cuda.tiled_fill(rec, p.index, tile).table,
+                np.testing.assert_array_equal(tiles.tiled_fill(rec, cell_ir(rec), p.index, tile).table,
                                               plan.reference)
 
 
@@ -82,15 +88,15 @@ def test_strips_tiles_and_scores_at_4100(code, write_rec):
         rec = load(write_rec(neighbour_reads(code, (4100, 4099), far)))
         plan = make_plan(rec)
         p = BY_CODE[code]
-        res = cuda.tiled_fill(rec, p.index)
+        res = tiles.tiled_fill(rec, cell_ir(rec), p.index)
         assert res.kernel.startswith("shared-memory" if far else "register strips")
         np.testing.assert_array_equal(res.table, plan.reference)
-        np.testing.assert_array_equal(cuda.wave_fill(rec, p.index, 32).table, plan.reference)
-        score = cuda.score_fill(rec, p.index)
+        np.testing.assert_array_equal(tiles.wave_fill(rec, cell_ir(rec), p.index, 32).table, plan.reference)
+        score = gpu_score.score_fill(rec, cell_ir(rec), p.index)
         assert score.value == plan.reference[score.cell]
         if not far:  # strips storing no cell, 1024 of them through a ring of two rows
             for R in (1, 4):
-                score = cuda.strip_score_fill(rec, p.index, R)
+                score = gpu_score.strip_score_fill(rec, cell_ir(rec), p.index, R)
                 assert score.value == plan.reference[score.cell]
 
 
@@ -100,8 +106,8 @@ def test_guarded_cells_in_strips_at_4100(code, write_rec):
 
     rec = load(write_rec(guarded_reads(code, (4100, 4099))))
     plan = make_plan(rec)
-    np.testing.assert_array_equal(cuda.strip_fill(rec, BY_CODE[code].index).table, plan.reference)
-    score = cuda.strip_score_fill(rec, BY_CODE[code].index)
+    np.testing.assert_array_equal(strips.strip_fill(rec, cell_ir(rec), BY_CODE[code].index).table, plan.reference)
+    score = gpu_score.strip_score_fill(rec, cell_ir(rec), BY_CODE[code].index)
     assert score.value == plan.reference[score.cell]
 
 
@@ -117,15 +123,15 @@ def test_alignment_cases_at_4100():
                                 (8, 4, 4, True), (4, 2, 4, True), (4, 2, 0, True),
                                 (8, 4, 0, True), (4, 2, None, False), (8, 4, None, False),
                                 (4, 2, 0, False)):  # None: the default store warps
-            np.testing.assert_allclose(cuda.strip_fill(rec, 4, R, cols_per_step=C,
+            np.testing.assert_allclose(strips.strip_fill(rec, cell_ir(rec), 4, R, cols_per_step=C,
                                                        store_warps=K, narrow=narrow).table,
                                        plan.reference, rtol=1e-6)
             if K is None and (R, C) in ((4, 2), (8, 4)):
-                score = cuda.strip_score_fill(rec, 4, R, C, narrow=narrow)
+                score = gpu_score.strip_score_fill(rec, cell_ir(rec), 4, R, C, narrow=narrow)
                 assert np.isclose(score.value, plan.reference[-1, -1], rtol=1e-6)
-        np.testing.assert_allclose(cuda.wave_fill(rec, 4, 64).table, plan.reference, rtol=1e-6)
-        assert np.isclose(cuda.score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
-        assert np.isclose(cuda.strip_score_fill(rec, 4).value, plan.reference[-1, -1], rtol=1e-6)
+        np.testing.assert_allclose(tiles.wave_fill(rec, cell_ir(rec), 4, 64).table, plan.reference, rtol=1e-6)
+        assert np.isclose(gpu_score.score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
+        assert np.isclose(gpu_score.strip_score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
 
 
 def test_strip_vectors_and_diagonals_at_4096():
@@ -138,7 +144,7 @@ def test_strip_vectors_and_diagonals_at_4096():
         rec = next(r for r in (make(4095), make(4096)) if r.shape[1] % 4 == 0)
         plan = make_plan(rec)
         for vectors, diagonals in ((True, False), (True, True), (False, True)):
-            res = cuda.strip_fill(rec, 4, vectors=vectors, diagonals=diagonals)
+            res = strips.strip_fill(rec, cell_ir(rec), 4, vectors=vectors, diagonals=diagonals)
             np.testing.assert_allclose(res.table, plan.reference, rtol=1e-6)
             assert ("16-byte stores" in res.kernel) == (vectors and rec.dtype.itemsize == 4)
 
@@ -146,28 +152,28 @@ def test_strip_vectors_and_diagonals_at_4096():
 def test_strips_choose_their_order_by_timing_once(tmp_path, monkeypatch):
     # the default strip fill times both orders on a probe, keeps the faster on disk, and a
     # later process (a fresh kernel cache) takes the kept choice without timing anything
-    from runtime.cache import KernelCache
+    from runtime.backends.cache import KernelCache
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     from wave_cases import CASES
 
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
     rec = CASES["lcs"](4095)
-    res = cuda.strip_fill(rec, 4)
+    res = strips.strip_fill(rec, cell_ir(rec), 4)
     np.testing.assert_array_equal(res.table, make_plan(rec).reference)
     assert "chosen by timing" in res.kernel
-    (key, chosen), = cuda._cached_orders().items()
+    (key, chosen), = strips._cached_orders().items()
     assert ("anti-diagonals" in res.kernel) == chosen
 
     def untimed(*args, **kwargs):
         raise AssertionError("timed again")
 
-    monkeypatch.setattr(cuda, "CACHE", KernelCache())
-    monkeypatch.setattr(cuda, "_strips", untimed)
-    nw = cuda.strip_narrowing(rec)
-    R, C = cuda.strip_block(rec.dtype, nw is not None)
-    K = cuda.strip_store_warps(R, C, cuda._register_type(rec, nw))
-    assert cuda.strip_order(rec, 4, R, C, K, nw, True) is chosen
+    monkeypatch.setattr(strips, "CACHE", KernelCache())
+    monkeypatch.setattr(strips, "_strips", untimed)
+    nw = strips.strip_narrowing(rec, cell_ir(rec))
+    R, C = strip_layout.strip_block(rec.dtype, nw is not None)
+    K = strip_layout.strip_store_warps(R, C, cells.register_type(rec, nw))
+    assert strips.strip_order(rec, cell_ir(rec), 4, R, C, K, nw, True) is chosen
 
 
 @pytest.mark.parametrize("dtype", ["int32", "uint32", "float32", "float64"])
@@ -175,7 +181,7 @@ def test_strips_of_every_cell_type_at_4100(dtype, write_rec):
     from sources import neighbour_reads
 
     rec = load(write_rec(neighbour_reads("NOSE", (4100, 4099), far=False, dtype=dtype)))
-    res = cuda.strip_fill(rec, BY_CODE["NOSE"].index)
+    res = strips.strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index)
     np.testing.assert_allclose(res.table, make_plan(rec).reference, rtol=1e-6)
 
 
@@ -191,7 +197,7 @@ def test_bands_at_4100(code, frame):
     plan = make_plan(rec)
     for wait, threads, blocks, unroll in ((frame, 512, None, 1), (frame, 256, 100, 3),
                                           (None, 512, None, 1)):
-        res = cuda.band_fill(rec, BY_CODE[code].index, wait, threads, blocks, unroll)
+        res = bands.band_fill(rec, cell_ir(rec), BY_CODE[code].index, wait, threads, blocks, unroll)
         np.testing.assert_array_equal(res.table, plan.reference)
 
 
@@ -201,13 +207,13 @@ def test_bands_reading_both_sides_at_4100(code, offsets):
     rec = make_stencil(np.array(offsets), (4100, 4099), 1, np.int64)
     plan = make_plan(rec)
     assert plan.patterns == (code,)
-    res = cuda.band_fill(rec, BY_CODE[code].index)
+    res = bands.band_fill(rec, cell_ir(rec), BY_CODE[code].index)
     assert res.kernel.endswith("each read waiting on its band")
     np.testing.assert_array_equal(res.table, plan.reference)
 
 
 def test_cost_model_calibrates_and_picks_on_the_gpu():
-    from runtime import costmodel
+    from runtime.schedule import costmodel
 
     cal = costmodel.calibration(refresh=True)
     assert cal.launch_s > 0 and all(s > 0 for _, s in cal.barrier_s)
@@ -225,12 +231,10 @@ def test_cost_model_calibrates_and_picks_on_the_gpu():
 def test_score_only_at_4100(code, write_rec):
     from sources import neighbour_reads
 
-    from runtime.score import score, verify_score
-
     rec = load(write_rec(neighbour_reads(code, (4100, 4099), far=True)))
     res = score(rec, "cuda")
     assert res.pattern == code and res.kept == 4 * 4100
-    verify_score(res, make_plan(rec).reference)
+    verify_score(res, rec)
 
 
 def test_ring_score_of_rows_and_columns_at_4100(write_rec):
@@ -239,13 +243,10 @@ def test_ring_score_of_rows_and_columns_at_4100(write_rec):
     from knapsack import make_knapsack
     from test_score import line_reads
 
-    from runtime.score import score, verify_score
-
     rng = np.random.default_rng(11)
     recs = [make_knapsack(rng.integers(1, 400, 4100), rng.integers(1, 1000, 4100), 65535)]
     recs += [load(write_rec(line_reads(code, (4100, 4099)))) for code in ("RUD", "RDU", "CLR", "CRL")]
     for rec in recs:
         res = score(rec, "cuda")
         assert res.backend == "cuda" and res.line is not None
-        assert verify_score(res, make_plan(rec).reference).endswith("equals the sequential "
-                                                                    "reference exactly")
+        assert verify_score(res, rec).endswith("equals the sequential reference exactly")

@@ -1,7 +1,7 @@
 import numpy as np
 
 from depgraph import analyze, recurrence
-from depgraph.graph import from_edges
+from depgraph.analysis.graph import from_edges
 
 
 def test_csr_both_directions_and_dedup():

@@ -5,8 +5,8 @@ use them through ``runtime.cuda``, tested in ``test_gpu.py``)."""
 import numba
 import numpy as np
 
-from runtime import intrinsics
-from runtime.cpu import barrier_threads
+from runtime.backends import intrinsics
+from runtime.backends.cpu import barrier_threads
 
 
 def test_arrive_is_a_barrier_between_threads():

@@ -29,7 +29,7 @@ def test_single_recurrence_and_name(write_rec):
 
 
 def test_several_without_name(write_rec):
-    with pytest.raises(UsageError, match="several recurrences \\(a, b\\).*--name"):
+    with pytest.raises(UsageError, match="several recurrences \\(a, b\\).*name="):
         load(write_rec(TWO))
 
 
@@ -50,10 +50,10 @@ def test_missing_file(tmp_path):
 
 def test_family_needs_size(write_rec):
     path = write_rec(FAM)
-    with pytest.raises(UsageError, match="is a family.*--size"):
+    with pytest.raises(UsageError, match="is a family.*size=N"):
         load(path)
     assert load(path, size=5).shape == (5, 5)
-    with pytest.raises(UsageError, match="drop --size"):
+    with pytest.raises(UsageError, match="drop size=..."):
         load(write_rec(ONE), size=4)
 
 

@@ -1,21 +1,17 @@
 """The proof that a cell's integer arithmetic fits in int32, checked against real fills."""
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-from runtime.cache import compile_source
-from runtime.narrow import INT32, narrowing
-from runtime.source import function_namespace, rewrite_reads
+from depgraph.frontend.ir import read_cell
+from depgraph.frontend.narrow import INT32, narrowing
+from depgraph.frontend.source import function_namespace
+from runtime.backends.emit import compile_source
+from runtime.backends.rewrite import rewrite_reads
 
-sys.path[:0] = [os.path.join(os.path.dirname(__file__), "..", "examples"),
-                os.path.join(os.path.dirname(__file__), "..", "examples", "catalog")]
-
-from edit_distance import make_edit_distance  # noqa: E402
-from knapsack import make_knapsack  # noqa: E402
-from lcs import make_lcs  # noqa: E402
+from edit_distance import make_edit_distance
+from knapsack import make_knapsack
+from lcs import make_lcs
 
 BIG = 2 ** 31 - 1
 
@@ -105,7 +101,7 @@ def _check_narrowed(func, shape, dtype, args):
     """The proof for ``func``; the cell rewritten with it, run on every cell against the
     exact table (the proof's premise: the cells read hold their exact values), returns
     each cell's value, and every value it wraps in int32 lies within the proof's extremes."""
-    nw = narrowing(func, shape, np.dtype(dtype), args, steps=shape[0] + shape[1] - 1)
+    nw = narrowing(read_cell(func, 2), shape, np.dtype(dtype), args, steps=shape[0] + shape[1] - 1)
     assert nw is not None
     T = _fill(func, shape, args)
     assert nw.values[0] <= T.min() and T.max() <= nw.values[1]
@@ -115,7 +111,7 @@ def _check_narrowed(func, shape, dtype, args):
         seen.append(int(x))
         return int(x)
 
-    src = rewrite_reads(func, 2, "RD", "g", cell_args=False, narrow=nw.positions)
+    src = rewrite_reads(read_cell(func, 2), "RD", "g", cell_args=False, narrow=nw.positions)
     ns = {**function_namespace(func), "RD": lambda M, ck, a, b: M[a, b], "_dg_i32": i32}
     g = compile_source(src, "g", ns)
     for i in range(shape[0]):
@@ -146,18 +142,18 @@ def test_proven_cells_compute_within_their_bounds(shape, seed):
 
 def test_bounds_grow_with_the_steps_from_a_cell_that_reads_nothing():
     # a cell 4 steps below row 0 adds 3 four times: exactly the bound; -2 a step downwards
-    assert narrowing(growing, (5, 2), np.dtype(np.int32), (3,), steps=5).values == (0, 12)
-    assert narrowing(growing, (5, 2), np.dtype(np.int32), (-2,), steps=5).values == (-8, 0)
-    assert narrowing(hashed, (50, 50), np.dtype(np.int32), (np.arange(50),), 99).values == (0, 1008)
+    assert narrowing(read_cell(growing, 2), (5, 2), np.dtype(np.int32), (3,), steps=5).values == (0, 12)
+    assert narrowing(read_cell(growing, 2), (5, 2), np.dtype(np.int32), (-2,), steps=5).values == (-8, 0)
+    assert narrowing(read_cell(hashed, 2), (50, 50), np.dtype(np.int32), (np.arange(50),), 99).values == (0, 1008)
 
 
 def test_values_that_may_leave_int32_keep_64_bits():
     X = np.zeros(40, dtype=np.int64)
     # Smith-Waterman gaining up to 2**25 a step over 79 steps may pass 2**31 - 1
-    assert narrowing(smith_waterman, (40, 40), np.dtype(np.int32), (X, X, 2 ** 25, -1, 1), 79) is None
-    assert narrowing(smith_waterman, (40, 40), np.dtype(np.int32), (X, X, 2 ** 20, -1, 1), 79)
+    assert narrowing(read_cell(smith_waterman, 2), (40, 40), np.dtype(np.int32), (X, X, 2 ** 25, -1, 1), 79) is None
+    assert narrowing(read_cell(smith_waterman, 2), (40, 40), np.dtype(np.int32), (X, X, 2 ** 20, -1, 1), 79)
     # a small result computed through values past int32
-    assert narrowing(shifted, (6, 6), np.dtype(np.int64), (X + 1,), 11) is None
+    assert narrowing(read_cell(shifted, 2), (6, 6), np.dtype(np.int64), (X + 1,), 11) is None
 
 
 @pytest.mark.parametrize("func, dtype, args", [
@@ -170,13 +166,13 @@ def test_values_that_may_leave_int32_keep_64_bits():
     (make_lcs([0], [0]).func, np.uint32, (np.arange(6), np.arange(6))),  # an unsigned table
 ])
 def test_cells_outside_the_analysis_keep_64_bits(func, dtype, args):
-    assert narrowing(func, (6, 6), np.dtype(dtype), args, steps=11) is None
+    assert narrowing(read_cell(func, 2), (6, 6), np.dtype(dtype), args, steps=11) is None
 
 
 def test_the_rewrite_wraps_values_not_indices():
     ed = make_edit_distance(np.arange(3), np.arange(4))
-    nw = narrowing(ed.func, ed.shape, ed.dtype, ed.args, steps=8)
-    src = rewrite_reads(ed.func, 2, "RD", "g", cell_args=False, narrow=nw.positions)
+    nw = narrowing(read_cell(ed.func, 2), ed.shape, ed.dtype, ed.args, steps=8)
+    src = rewrite_reads(read_cell(ed.func, 2), "RD", "g", cell_args=False, narrow=nw.positions)
     assert "sub = _dg_i32(sub + _dg_i32(1))" in src  # the augmented assignment
     assert "RD(M, _dg_check, i - 1, j - 1)" in src  # its indices as written
     assert "return _dg_i32(j)" in src

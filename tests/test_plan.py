@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from depgraph import analyze, load, recurrence
+from depgraph import analyze, cell_ir, load, recurrence
 from depgraph.errors import OutOfBoundsError
 from patterns import Sweep
-from runtime.plan import checked_sweep, make_plan
+from runtime.schedule.plan import checked_sweep, make_plan
 
 
 def test_checked_sweep_finds_regions_and_order(write_rec):
@@ -18,7 +18,7 @@ def chain(M, i, j):
         best = min(best, M[i, k] + M[k + 1, j] + 1)
     return best
 """))
-    regions, sweep, table, seconds = checked_sweep(rec)
+    regions, sweep, table, seconds = checked_sweep(rec, cell_ir(rec))
     assert seconds > 0
     assert regions == ("Down", "Left") and sweep == Sweep(0, -1, 1)
     np.testing.assert_array_equal(table, analyze(rec).table)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-import depgraph.report as rp
-from depgraph import recurrence
-from depgraph.cli import main
-from depgraph.errors import UsageError
 from sources import CYCLE
 from sources import LCS as FIXED_LCS
+
+from depgraph import memory, pick, recurrence
+from depgraph.cli import main, parse_sizes
+from depgraph.errors import UsageError
+from depgraph.views import report as rp
+from depgraph.views import report_measure
+from depgraph.views.report_data import PLOTS, SCHEDULES
+from depgraph.views.report_markdown import markdown
+from depgraph.views.verdict import compute_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 LCS_FAMILY = str(ROOT / "examples" / "lcs.py")
@@ -64,7 +67,7 @@ def test_json_schema_markdown_and_plots(family_report):
                  "### cpu", "### cuda", "Not measured", "n=32 (33×33)", "min–max",
                  data["verdict"]["sentence"]):
         assert text in md
-    for name in rp.PLOTS:
+    for name in PLOTS:
         assert (out / name).read_bytes()[:8] == PNG and f"]({name})" in md
 
 
@@ -93,7 +96,7 @@ def test_verdict_agrees_with_the_numbers(family_report):
         assert "does not beat graph + stage fill" in s
     else:
         assert f"from {expected} on" in s and "NOSE" in s
-    assert rp.compute_verdict("lcs", rows)["sentence"] == s
+    assert compute_verdict("lcs", rows)["sentence"] == s
 
 
 def test_fixed_recurrence_one_row_and_sizes_is_a_usage_error(write_rec, tmp_path, capsys):
@@ -111,11 +114,10 @@ def test_fixed_recurrence_one_row_and_sizes_is_a_usage_error(write_rec, tmp_path
 
 
 def test_size_too_large_is_skipped_with_the_estimate(monkeypatch, tmp_path):
-    trace_module = sys.modules["depgraph.trace"]  # ``depgraph.trace`` is the function
     # 200 kB: the 9x9 trace fits, the 65x65 trace (~0.9 MB) does not, the 1001x1001
     # table (3 copies of 4 MB) does not either
-    monkeypatch.setattr(trace_module, "available_memory", lambda: 200_000)
-    fam = rp._pick(LCS_FAMILY, None)
+    monkeypatch.setattr(memory, "available_memory", lambda: 200_000)
+    fam = pick(LCS_FAMILY)
     rep = rp.report(fam, [8, 64, 1000], "cpu", tmp_path / "r", repeat=1, progress=False)
     small, mid, big = rep.rows
     assert small["overhead"]["trace_s"] > 0 and small["fill"]["stages_s"] > 0
@@ -132,7 +134,7 @@ def test_size_too_large_is_skipped_with_the_estimate(monkeypatch, tmp_path):
 
 
 def test_too_large_error_from_the_tracer_is_caught(monkeypatch):
-    monkeypatch.setattr(rp, "_trace_estimate", lambda cells, history: (0, 3.0, None))
+    monkeypatch.setattr(report_measure, "_trace_estimate", lambda cells, history: (0, 3.0, None))
 
     @recurrence(shape=(9, 9), dtype=np.int32)
     def grid(M, i, j):
@@ -146,21 +148,21 @@ def test_too_large_error_from_the_tracer_is_caught(monkeypatch):
 
 
 def test_failing_executor_is_reported_and_the_others_run(monkeypatch, tmp_path):
-    real = rp.EXECUTORS["cpu"]
+    real = report_measure.fill
 
-    def flaky(ctx, schedule):
-        if schedule == "stages":
+    def flaky(rec, backend, schedule, **kwargs):
+        if (backend, schedule) == ("cpu", "stages"):
             raise RuntimeError("simulated executor failure")
-        return real(ctx, schedule)
+        return real(rec, backend=backend, schedule=schedule, **kwargs)
 
-    monkeypatch.setitem(rp.EXECUTORS, "cpu", flaky)
-    rec = rp._pick(LCS_FAMILY, None)(6)
+    monkeypatch.setattr(report_measure, "fill", flaky)
+    rec = pick(LCS_FAMILY)(6)
     rep = rp.report(rec, backends="python,cpu", out_dir=tmp_path / "r", repeat=1, progress=False)
     f = rep.rows[0]["fill"]
     assert f["cpu"]["stages"]["error"] == "RuntimeError: simulated executor failure"
     assert f["cpu"]["stages_s"] is None
     assert f["cpu"]["pattern_s"] > 0 and f["cpu"]["sequential_s"] > 0
-    assert all((f["python"][f"{s}_s"] or 0) > 0 for s in rp.SCHEDULES), f["python"]
+    assert all((f["python"][f"{s}_s"] or 0) > 0 for s in SCHEDULES), f["python"]
     # the cpu filled the pattern, so it stays the top-level backend
     assert f["backend"] == "cpu" and f["stages_s"] is None
     md = (tmp_path / "r" / "report.md").read_text()
@@ -178,7 +180,7 @@ def test_no_pattern_recurrence(write_rec, tmp_path):
             return M[i, j - 1] + M[i - 1, j + 1]
         return skew
     """)
-    rep = rp.report(rp._pick(path, None), [5, 7], "python", repeat=1, progress=False)
+    rep = rp.report(pick(path), [5, 7], "python", repeat=1, progress=False)
     assert [r["pattern"] for r in rep.rows] == [None, None]
     assert all(r["fill"]["python"]["pattern"]["skipped"] == "no pattern fits the reads"
                for r in rep.rows)
@@ -197,7 +199,7 @@ def test_cuda_under_the_simulator_reports_transfers_apart(tmp_path):
         assert cu[s]["median_s"] > 0 and cu[s]["h2d_s"] >= 0 and cu[s]["d2h_s"] >= 0
     assert "no sequential executor" in cu["sequential"]["skipped"]
     assert rep.primary == "cpu"  # simulated times never become the headline
-    md = rp.Report.to_markdown(rep)
+    md = markdown(rep)
     assert "host→device" in md and "simulated" in rep.backends["cuda"]
 
 
@@ -229,9 +231,9 @@ def test_cli_missing_file_and_invalid_recurrence(write_rec, tmp_path, capsys):
 
 
 def test_parse_options():
-    assert rp.parse_sizes(" 16,8 ,16") == [8, 16]
+    assert parse_sizes(" 16,8 ,16") == [8, 16]
     with pytest.raises(UsageError):
-        rp.parse_sizes("8,,-1")
+        parse_sizes("8,,-1")
     assert rp.parse_backends("cuda,cpu") == ["cpu", "cuda"]
     assert rp.parse_backends("auto") == ["cpu"]  # the simulator is not a GPU
 

@@ -1,12 +1,13 @@
 import numpy as np
 import pytest
-from sources import neighbour_reads
+from sources import THESIS, neighbour_reads
 
-from depgraph import load
+from depgraph import load, score, score_plan
 from depgraph.errors import NoPatternError, OutOfBoundsError
 from patterns import DIAGONAL_FLIPS
-from runtime.plan import make_plan
-from runtime.score import score, score_plan, verify_score
+from runtime.backends import cpu, cpu_score
+from runtime.run import compare_score as verify_score
+from runtime.schedule.plan import make_plan
 
 CASES = [(code, shape, "cpu") for code in DIAGONAL_FLIPS for shape in [(7, 9), (9, 4), (1, 6), (6, 1)]]
 CASES += [(code, shape, backend) for code in DIAGONAL_FLIPS for shape in [(7, 9), (6, 1)]
@@ -31,7 +32,7 @@ def test_score_is_the_reference_last_cell(code, shape, backend, write_rec):
 def test_score_reports_progress_and_verifies(write_rec):
     rec = load(write_rec(neighbour_reads("NOSE", (300, 7), far=False)))
     done = []
-    res = score(rec, "cpu", progress=done.append)
+    res = score(rec, "cpu", progress=lambda label, total: done.append)
     assert done[-1] == rec.cells and done == sorted(done) and len(done) > 2
     assert verify_score(res, make_plan(rec).reference) == (
         "M(299, 6) equals the sequential reference exactly")
@@ -86,14 +87,11 @@ def test_score_walks_rows_or_columns_with_data_dependent_reads(code, backend, wr
 
 
 def test_score_ring_must_fit_in_memory(write_rec, monkeypatch):
-    import importlib
-
+    from depgraph import memory
     from depgraph.errors import TooLargeError
 
-    trace = importlib.import_module("depgraph.trace")  # the module, not depgraph.trace()
-
     rec = load(write_rec(line_reads("CLR", (9, 7))))
-    monkeypatch.setattr(trace, "available_memory", lambda: 100)
+    monkeypatch.setattr(memory, "available_memory", lambda: 100)
     with pytest.raises(TooLargeError, match=r"keeps 3 columns of 9 cells \(0.2 kB\)"):
         score(rec, "cpu")
 
@@ -176,14 +174,13 @@ def boom(M, i, j):
 def test_cpu_score_splits_anti_diagonals_among_threads(code, shape, write_rec, monkeypatch):
     # a window of anti-diagonals, threads splitting each (forced at these tiny sizes):
     # every flip, reads two rows up, one-row and one-column tables
-    from runtime import cpu, score as score_mod
 
     if cpu.barrier_threads() < 2:
         pytest.skip("one thread here: no barrier to split a slice among threads")
-    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    monkeypatch.setattr(cpu_score, "PARALLEL_CELLS", 0)
     rec = load(write_rec(neighbour_reads(code, shape, far=True)))
     done = []
-    res = score(rec, "cpu", progress=done.append)
+    res = score(rec, "cpu", progress=lambda label, total: done.append)
     assert res.value == make_plan(rec).reference[res.cell]
     assert res.kept == 4 * shape[0]  # two rows up and one left: three diagonals back
     assert "threads: each anti-diagonal split among them" in " ".join(res.notes)
@@ -192,11 +189,10 @@ def test_cpu_score_splits_anti_diagonals_among_threads(code, shape, write_rec, m
 
 @pytest.mark.parametrize("code", sorted(LINES))
 def test_cpu_score_splits_rows_or_columns_among_threads(code, write_rec, monkeypatch):
-    from runtime import cpu, score as score_mod
 
     if cpu.barrier_threads() < 2:
         pytest.skip("one thread here: no barrier to split a slice among threads")
-    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    monkeypatch.setattr(cpu_score, "PARALLEL_CELLS", 0)
     rec = load(write_rec(line_reads(code, (23, 17))))
     res = score(rec, "cpu")
     reference = make_plan(rec).reference
@@ -221,11 +217,10 @@ def oob(M, i, j):
 ])
 def test_cpu_score_threads_name_an_out_of_bounds_read(body, text, write_rec, monkeypatch):
     # each thread records its own bad read, so the cell and the read reported belong together
-    from runtime import cpu, score as score_mod
 
     if cpu.barrier_threads() < 2:
         pytest.skip("one thread here: no barrier to split a slice among threads")
-    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0)
+    monkeypatch.setattr(cpu_score, "PARALLEL_CELLS", 0)
     with pytest.raises(OutOfBoundsError, match=text):
         score(load(write_rec(body)), "cpu")
 
@@ -243,14 +238,14 @@ NO_SCORE = {"matrix_chain", "alphabetic_radix_code_tree", "min_spanning_tree", "
             "optimal_bst", "shortest_path_acyclic"}
 
 
-@pytest.mark.parametrize("path", _example_files(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p if p.stem in THESIS else pytest.param(p, marks=pytest.mark.slow)
+                                  for p in _example_files()], ids=lambda p: p.stem)
 @pytest.mark.parametrize("split", [False, True], ids=["one-core", "threads"])
 def test_score_of_every_example(path, split, monkeypatch):
     # the issue's "score-only fills equal the sequential reference on every example": the
     # last cell (and the last row or column of a line walk) of each example at size 16,
     # on one core and with every slice split among threads
-    from depgraph.loader import definitions, load_module
-    from runtime import cpu, score as score_mod
+    from depgraph.frontend.loader import definitions, load_module
 
     family = next(iter(definitions(load_module(path)).values()))
     rec = family(4 if path.stem in ("min_spanning_tree", "optimal_assignment") else 16)
@@ -260,7 +255,7 @@ def test_score_of_every_example(path, split, monkeypatch):
         return
     if split and cpu.barrier_threads() < 2:
         pytest.skip("one thread here: no barrier to split a slice among threads")
-    monkeypatch.setattr(score_mod, "PARALLEL_CELLS", 0 if split else 1 << 62)
+    monkeypatch.setattr(cpu_score, "PARALLEL_CELLS", 0 if split else 1 << 62)
     res = score(rec, "cpu")
     assert "threads: each" in " ".join(res.notes) if split else "one core" in res.notes
     # verify_score raises RecurrenceError where the cell or the line differs

@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from runtime.speculate import RESULT, speculate
+from runtime.backends.speculate import RESULT, speculate
 
 #: Cells of the forms speculate takes (``x``, ``y``: loads of the arguments the caller made,
 #: ``X``: an array): guards on the indices and on data, assignments

@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from depgraph import Family, analyze
-from depgraph.loader import definitions, load_module
+from depgraph.analysis.graph import from_edges
+from depgraph.analysis.stages import stages
 from depgraph.errors import CycleError
-from depgraph.graph import from_edges
-from depgraph.stages import stages
+from depgraph.frontend.loader import definitions, load_module
 
 
 def _networkx_generations(g):

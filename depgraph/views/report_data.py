@@ -1,0 +1,111 @@
+"""A report's data: its rows and verdict as plain JSON-ready values, and the words and
+units every view of a report shares.
+
+:class:`Report` is what :func:`depgraph.views.report.report` returns and what the plots
+(:mod:`depgraph.views.report_plots`) and the Markdown
+(:mod:`depgraph.views.report_markdown`) draw from.
+
+Assumption: rows are the dictionaries :func:`depgraph.views.report_measure.measure_row`
+makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from depgraph.memory import format_bytes
+
+__all__ = ["Report", "BACKEND_ORDER", "SCHEDULES", "PLOTS", "seconds_text", "bytes_text",
+           "json_default"]
+
+#: Backends in the order rows list them.
+BACKEND_ORDER: tuple[str, ...] = ("python", "cpu", "cuda")
+#: Schedules measured on each backend.
+SCHEDULES: tuple[str, ...] = ("sequential", "pattern", "stages")
+#: The PNG plots a report writes.
+PLOTS: tuple[str, ...] = ("time_vs_size.png", "speedup.png", "overhead.png")
+
+
+def seconds_text(s: float | None) -> str:
+    """Seconds, readably.
+
+    Examples
+    --------
+    >>> seconds_text(0.0123), seconds_text(2.5), seconds_text(4.2e-5)
+    ('12.3 ms', '2.50 s', '42.0 µs')
+    """
+    if s is None:
+        return "–"
+    a = abs(s)
+    if a >= 1:
+        return f"{s:.2f} s"
+    if a >= 1e-3:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s * 1e6:.1f} µs"
+
+
+def bytes_text(n: float | None) -> str:
+    """A byte count for a person (:func:`depgraph.memory.format_bytes`), ``–`` for none.
+
+    Examples
+    --------
+    >>> bytes_text(216_000), bytes_text(None)
+    ('0.2 MB', '–')
+    """
+    return "–" if n is None else format_bytes(n)
+
+
+@dataclass
+class Report:
+    """A finished report: rows (JSON-ready dicts), the verdict and the machine; ``files``,
+    the names written (:func:`depgraph.views.report.write_report`)."""
+
+    name: str
+    kind: str  # "family" or "recurrence"
+    source: str | None
+    rows: list[dict[str, Any]]
+    backends: dict[str, str]
+    primary: str
+    primary_why: str
+    verdict: dict[str, Any]
+    machine: dict[str, Any]
+    settings: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def sentence(self) -> str:
+        return self.verdict["sentence"]
+
+    def failed_rows(self) -> list[dict[str, Any]]:
+        """Rows where the recurrence itself failed (invalid at that size)."""
+        return [r for r in self.rows if r.get("error")]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "source": self.source,
+            "primary_backend": self.primary,
+            "primary_why": self.primary_why,
+            "backends": self.backends,
+            "verdict": self.verdict,
+            "machine": self.machine,
+            "settings": self.settings,
+            "notes": self.notes,
+            "rows": self.rows,
+        }
+
+
+def json_default(o: Any) -> Any:
+    """NumPy numbers and arrays as JSON (``json.dumps(default=...)``)."""
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")

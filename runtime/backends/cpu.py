@@ -1,0 +1,339 @@
+"""CPU backend: the cell function compiled by numba, sequential and parallel fills.
+
+Kernels are generated per recurrence (number of dimensions and args) through the emitter
+(:class:`runtime.backends.emit.Emitter`), compiled by numba and cached under the digest of
+what they are made of; the cell function is called from them as a compiled function.
+
+- ``sweep``: one core, a lexicographic order (:class:`patterns.Sweep`).  Its *checked*
+  form runs a rewrite of the cell function whose reads of ``M`` record the region of
+  every read and the first out-of-bounds read: one pass is both the sequential
+  reference fill and an exact check of the reads at this size and with these inputs.
+- ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
+  every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
+  between steps.
+- ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
+  with ``parallel=False`` it is a sequential fill in that order.
+
+Assumptions: the cell function is numba-compilable; tables are NumPy arrays whose layout
+(C or F) the caller chose.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from depgraph.errors import CompileError, RecurrenceError, setting
+from depgraph.frontend.ir import CellIR
+from depgraph.frontend.source import function_namespace
+from depgraph.model import Recurrence
+from patterns import PATTERNS, REGIONS, STEP_SOURCE, Sweep
+from runtime.backends import intrinsics
+from runtime.backends.cache import CACHE
+from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
+from runtime.backends.rewrite import rewrite_reads
+
+__all__ = [
+    "compiled_cell",
+    "jit",
+    "kernel",
+    "call",
+    "unravel",
+    "sweep_fill",
+    "pattern_fill",
+    "order_fill",
+    "CHECK_SLOTS",
+    "regions_of_flags",
+    "touched_table",
+    "barrier_threads",
+    "OOB",
+    "Timing",
+]
+
+#: Checked reads set ``ck[code] = 1`` for each region code read (0-8, see
+#: ``patterns.regions``) and record an out-of-bounds read at ``ck[OOB:OOB + 5]`` as
+#: (flag, cell i, cell j, read i, read j).
+CHECK_SLOTS = 16
+OOB = 9
+
+
+def _numba() -> Any:
+    import numba
+
+    return numba
+
+
+def _checked_read2() -> Any:
+    numba = _numba()
+
+    @numba.njit(inline="always")
+    def read(M, ck, x0, x1, a, b):  # pragma: no cover - compiled
+        if a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1]:
+            # unconditional stores (the last bad read is kept): reading the flag first to
+            # keep the first one made every checked read an order of magnitude slower
+            ck[OOB] = 1
+            ck[OOB + 1] = x0
+            ck[OOB + 2] = x1
+            ck[OOB + 3] = a
+            ck[OOB + 4] = b
+            return M[0, 0]
+        # branch-free region code and an unconditional flag store: a branchy sign or a
+        # conditional bit update made the sweep an order of magnitude slower
+        s0 = np.int64(a > x0) - np.int64(a < x0)
+        s1 = np.int64(b > x1) - np.int64(b < x1)
+        ck[(s0 + 1) * 3 + s1 + 1] = 1
+        return M[a, b]
+
+    return read
+
+
+def touched_table(rec: Recurrence, layout: str = "C") -> np.ndarray:
+    """A zeroed table whose pages are already touched, so a timed fill excludes
+    first-touch page faults (the GPU's table is allocated outside its timing too).
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> rec = recurrence(shape=(2, 3), dtype=np.int32)(lambda M, i, j: 0)
+    >>> touched_table(rec, "F").flags.f_contiguous
+    True
+    """
+    M = np.empty(rec.shape, rec.dtype, order=layout)
+    M.fill(0)
+    return M
+
+
+def regions_of_flags(ck: np.ndarray) -> tuple[str, ...]:
+    """Sorted region names flagged by a checked fill (``ck[code] != 0``).
+
+    Examples
+    --------
+    >>> regions_of_flags(np.array([1, 1, 0, 1] + [0] * 12))
+    ('Left', 'Up', 'UpLeft')
+    """
+    return tuple(sorted(REGIONS[c] for c in range(len(REGIONS)) if ck[c]))
+
+
+def jit(func: Any, **opts: Any) -> Any:
+    """``numba.njit(**opts)(func)``."""
+    return _numba().njit(**opts)(func)
+
+
+def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False) -> Any:
+    """The cell function compiled for the CPU (``checked``: the region-recording rewrite
+    of its reads, :func:`runtime.backends.rewrite.rewrite_reads`)."""
+
+    def build() -> Any:
+        # inline="always": without it numba calls the cell function per cell, many times slower
+        if not checked:
+            return jit(rec.func, inline="always")
+        ns = function_namespace(rec.func)
+        ns["_dg_read"] = _checked_read2()
+        src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+        return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
+                        digest(src, {"_dg_read": "checked read, 2-D"}))
+
+    return CACHE.get(rec.func, ("cpu", "cell", checked), build)
+
+
+def _sweep_source(sweep: Sweep, nargs: int, checked: bool) -> str:
+    """The sweep's loops with constant directions: a direction read from a variable made
+    numba's loop an order of magnitude slower.
+
+    Examples
+    --------
+    >>> print(_sweep_source(Sweep(1, 1, -1), 0, False), end="")
+    def sweep(M, ck):
+        n = M.shape[0]
+        m = M.shape[1]
+        for j in range(m - 1, -1, -1):
+            for i in range(n):
+                M[i, j] = cell(M, i, j)
+    """
+    rows = "range(n)" if sweep.si > 0 else "range(n - 1, -1, -1)"
+    cols = "range(m)" if sweep.sj > 0 else "range(m - 1, -1, -1)"
+    loops = [f"for i in {rows}", f"for j in {cols}"]
+    args = arg_tail(nargs)
+    e = Emitter()
+    with e.block(f"def sweep(M, ck{args})"):
+        e("n = M.shape[0]", "m = M.shape[1]")
+        with ExitStack() as nest:
+            for head in (loops if sweep.axis == 0 else loops[::-1]):
+                nest.enter_context(e.block(head))
+            e(f"M[i, j] = cell(M, i, j{args}{', ck' if checked else ''})")
+    return e.source
+
+
+def _pattern_source(code: str, nargs: int, parallel: bool) -> str:
+    """One region for a whole pattern fill (:func:`pattern_fill`): each of ``chunks``
+    threads takes its chunk of every step, then waits at the barrier."""
+    step = STEP_SOURCE[code]
+    args = arg_tail(nargs)
+    e = Emitter()
+    with e.block(f"def pattern(M, bar, chunks{args})"):
+        e("n = M.shape[0]", "m = M.shape[1]")
+        with e.block(f"for chunk in {'prange' if parallel else 'range'}(chunks)"), \
+                e.block(f"for t in range({step.steps})"):
+            e(step.fix, f"lo = {step.lo}", f"hi = {step.hi}",
+              "per = (hi - lo + chunks - 1) // chunks")
+            with e.block("for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
+                e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)",
+                  "assume(j >= 0)", "assume(j < m)", f"M[i, j] = cell(M, i, j{args})")
+            e("arrive(bar, chunks * (t + 1))")
+    return e.source
+
+
+def unravel(e: Emitter, ndim: int) -> str:
+    """Emit the lines that turn flat ``r`` into ``x0, x1, ...`` for an ``ndim`` table
+    ``M``; returns ``"x0, x1, ..."``.
+
+    Examples
+    --------
+    >>> e = Emitter()
+    >>> unravel(e, 2)
+    'x0, x1'
+    >>> e.lines
+    ['x1 = r % M.shape[1]', 'r = r // M.shape[1]', 'x0 = r']
+    """
+    for k in range(ndim - 1, 0, -1):
+        e(f"x{k} = r % M.shape[{k}]", f"r = r // M.shape[{k}]")
+    e("x0 = r")
+    return ", ".join(f"x{k}" for k in range(ndim))
+
+
+def _order_source(ndim: int, nargs: int, parallel: bool) -> str:
+    """Algorithm 2 over stage-ordered flat cells (:func:`order_fill`)."""
+    args = arg_tail(nargs)
+    e = Emitter()
+    with e.block(f"def order(M, cells, ptr{args})"), \
+            e.block("for s in range(ptr.shape[0] - 1)"), \
+            e.block(f"for q in {'prange' if parallel else 'range'}(ptr[s], ptr[s + 1])"):
+        e("r = cells[q]")
+        idx = unravel(e, ndim)
+        e(f"M[{idx}] = cell(M, {idx}{args})")
+    return e.source
+
+
+def kernel(rec: Recurrence, source: str, name: str, cell: Any,
+           **jit_options: Any) -> Callable[[bool], Any]:
+    """The generated kernel ``name`` (its ``source``, calling ``cell``) as a function of
+    ``nrt``: whether numba's reference counting is compiled in (see :func:`call`);
+    cached under the digest of what it is made of."""
+    names = {"cell": cell, "prange": _numba().prange, "assume": intrinsics.assume,
+             "arrive": intrinsics.arrive}
+    key = digest(source, {**names, "jit": repr(sorted(jit_options.items()))})
+
+    def make(nrt: bool) -> Any:
+        def build() -> Any:
+            return jit(compile_source(source, name, dict(names)), _nrt=nrt, **jit_options)
+
+        return CACHE.get(rec.func, ("cpu", key, nrt), build)
+
+    return make
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds spent compiling (0 when cached) and running one compiled fill."""
+
+    compile_s: float
+    run_s: float
+
+
+def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
+    """Compile a kernel for these argument types, without numba's reference counting
+    when the cell function allows it: the counting of the array arguments that numba
+    leaves in a chunked inner loop made it many times slower (docs/benchmarks.md); a cell
+    function that allocates arrays needs it and gets it."""
+    numba = _numba()
+    sig = tuple(numba.typeof(a) for a in args)
+    for nrt in (False, True):
+        kernel = make(nrt)
+        try:
+            kernel.compile(sig)
+            return kernel
+        except numba.core.errors.NumbaError as exc:
+            error = exc
+    detail = " ".join(line.strip() for line in str(error).strip().splitlines()[:6])
+    raise CompileError(
+        f"numba could not compile the cell function: {detail} ... "
+        "Use plain Python that numba supports in the cell function, or run with "
+        f"{setting('backend', 'python')}."
+    ) from None
+
+
+def call(make: Callable[[bool], Any], *args: Any) -> Timing:
+    """Compile a kernel (timed apart), then run it.
+
+    numba's compile errors become ``CompileError``; errors raised while running become
+    ``RecurrenceError``.
+    """
+    t0 = time.perf_counter()
+    kernel = _compile(make, args)
+    t1 = time.perf_counter()
+    try:
+        kernel(*args)
+    except (ArithmeticError, IndexError, ValueError, AssertionError) as exc:
+        raise RecurrenceError(
+            f"the compiled fill raised {type(exc).__name__}: {exc}; run with "
+            f"{setting('backend', 'python')} to find the cell"
+        ) from None
+    return Timing(t1 - t0, time.perf_counter() - t1)
+
+
+def barrier_threads() -> int:
+    """Threads a barrier kernel may use: numba's thread count under the ``omp`` and
+    ``workqueue`` layers, which run ``prange(T)`` as one iteration per thread; 1 under
+    any other layer (``tbb`` may run two iterations on one thread, and a barrier between
+    them would never open).
+
+    Examples
+    --------
+    >>> barrier_threads() >= 1
+    True
+    """
+    numba = _numba()
+    from numba.np.ufunc.parallel import _launch_threads
+
+    _launch_threads()
+    if numba.threading_layer() not in ("omp", "workqueue"):
+        return 1
+    return int(numba.get_num_threads())
+
+
+def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep,
+               checked: bool) -> tuple[np.ndarray, Timing]:
+    """Fill a 2-D table one cell at a time in a lexicographic order.
+
+    Returns the check array (``CHECK_SLOTS`` int64: region flags, then the first
+    out-of-bounds read at ``OOB``; zeros unless ``checked``) and the timing.
+    """
+    ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
+    src = _sweep_source(sweep, len(rec.args), checked)
+    return ck, call(kernel(rec, src, "sweep", compiled_cell(rec, ir, checked)), M, ck, *rec.args)
+
+
+def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
+                 parallel: bool = True) -> Timing:
+    """Fill a 2-D table step by step in a pattern, in one parallel region: each thread
+    takes its chunk of every step (a plain inner loop per chunk compiles much tighter than
+    ``prange`` over single cells) and waits at a barrier between steps (a parallel region
+    per step cost more than the step itself on short rows)."""
+    src = _pattern_source(PATTERNS[pattern_index].code, len(rec.args), parallel)
+    threads = barrier_threads() if parallel else 1
+    make = kernel(rec, src, "pattern", compiled_cell(rec, ir), parallel=parallel)
+    return call(make, M, np.zeros(1, dtype=np.int64), threads, *rec.args)
+
+
+def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, ptr: np.ndarray,
+               parallel: bool = True) -> Timing:
+    """Algorithm 2: stage by stage (``cells[ptr[s]:ptr[s+1]]`` is stage ``s``, flat C-order
+    indices), the cells of a stage in parallel; any number of dimensions."""
+    src = _order_source(rec.ndim, len(rec.args), parallel)
+    make = kernel(rec, src, "order", compiled_cell(rec, ir), parallel=parallel)
+    return call(make, M, cells, ptr, *rec.args)

@@ -1,0 +1,267 @@
+"""The CUDA device: whether one is usable, its size, memory checks, compiling generated
+kernels, and running a fill's launches with each phase timed.
+
+``numba.cuda`` is imported here, on first use (:func:`cuda_module`), never at import:
+nothing outside ``runtime.backends.cuda`` needs a GPU or numba-cuda.  Under
+``NUMBA_ENABLE_CUDASIM=1`` the same kernels run on numba's simulator (logic only: tiny
+sizes, no speed, no types).
+
+- The table is allocated on the device (no copy in: every cell is written by the fill);
+  the args are copied in once; the table is copied back only when asked.
+- Before anything is allocated, what a fill puts on the device (table, args, schedule) is
+  checked against the device's free memory (``TooLargeError``, not a CUDA error).
+- Generated kernels (:class:`runtime.backends.emit.Emitter`) are compiled by
+  :func:`compile_kernel` and cached under the digest of their source and names.
+
+Assumptions: numba-cuda is installed (``pip install 'depgraph[cuda]'``) and the cell
+function compiles as a numba.cuda device function.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from depgraph.errors import (
+    BackendUnavailableError,
+    CompileError,
+    RecurrenceError,
+    TooLargeError,
+    setting,
+)
+from depgraph.memory import format_bytes
+from depgraph.model import Recurrence
+from runtime.backends.cache import CACHE
+from runtime.backends.emit import compile_source, digest, remember
+
+__all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches",
+           "multiprocessors", "sms", "max_blocks", "free_memory", "run", "compile_kernel",
+           "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
+           "THREADS"]
+
+#: Threads a block of the launch-per-step and stage fills.
+THREADS = 256
+
+
+def cuda_module() -> Any:
+    """``numba.cuda``, imported on first use (``ImportError`` without numba-cuda)."""
+    from numba import config, cuda
+
+    # short diagonals are small grids by design; numba would warn on every such launch
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    return cuda
+
+
+def simulated() -> bool:
+    """Whether kernels run on numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def status() -> tuple[bool, str]:
+    """Whether a CUDA device is usable here, and a sentence saying why (not)."""
+    try:
+        cuda = cuda_module()
+    except ImportError as exc:
+        return False, (f"numba-cuda is not installed ({exc}); install it with "
+                       "pip install 'depgraph[cuda]'")
+    if simulated():
+        return True, "numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): logic only, not speed"
+    try:
+        if not cuda.is_available():
+            return False, "no CUDA GPU or driver is usable here (numba.cuda.is_available() is False)"
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return True, f"CUDA GPU {name}"
+    except Exception as exc:  # driver errors come in many types
+        return False, f"the CUDA driver failed: {exc}"
+
+
+def require() -> Any:
+    """``numba.cuda``, or ``BackendUnavailableError`` with the reason."""
+    ok, why = status()
+    if not ok:
+        raise BackendUnavailableError(f"{setting('backend', 'cuda')}: {why}")
+    return cuda_module()
+
+
+def device_cell(rec: Recurrence) -> Any:
+    """The cell function itself as a device function."""
+    return CACHE.get(rec.func, ("cuda", "cell"),
+                     lambda: cuda_module().jit(device=True)(rec.func))
+
+
+def compile_device(rec: Recurrence, source: str, name: str, names: dict[str, Any]) -> Any:
+    """The device function ``name`` of generated ``source``, seeing ``names``; cached per
+    cell function under the digest of both."""
+    key = digest(source, names)
+    return CACHE.get(rec.func, ("cuda", key), lambda: remember(
+        cuda_module().jit(device=True)(compile_source(source, name, dict(names))), key))
+
+
+def compile_kernel(rec: Recurrence, source: str, name: str, cell: Any = None,
+                   registers: int | None = None, **names: Any) -> Any:
+    """The kernel ``name`` of generated ``source``, with ``cell`` (by default the cell
+    function itself) and ``names`` in its namespace, at most ``registers`` registers a
+    thread when given (the simulator has no registers); cached per cell function under
+    the digest of what it is made of."""
+    cuda = cuda_module()
+    names = {"cuda": cuda, "cell": device_cell(rec) if cell is None else cell, **names}
+    limit = registers if registers and not simulated() else None
+    key = digest(source, {**names, "max_registers": limit})
+
+    def build() -> Any:
+        jit = cuda.jit(max_registers=limit) if limit else cuda.jit
+        return jit(compile_source(source, name, names))
+
+    return CACHE.get(rec.func, ("cuda", key), build)
+
+
+@dataclass
+class DeviceFill:
+    """Times of one device fill, in seconds; the table when it was copied back."""
+
+    table: np.ndarray | None
+    h2d_s: float
+    compute_s: float
+    d2h_s: float
+    launches: int
+    compile_s: float
+    kernel: str = ""
+
+
+def multiprocessors() -> int:
+    """The current device's multiprocessor count (1 under the simulator)."""
+    return 1 if simulated() else sms(require())
+
+
+def sms(cuda: Any) -> int:
+    """The multiprocessor count of ``cuda``'s current device."""
+    return int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1) or 1)
+
+
+def max_blocks(cuda: Any) -> int:
+    """Blocks of ``THREADS`` the device holds at once."""
+    per_sm = getattr(cuda.get_current_device(), "MAX_THREADS_PER_MULTI_PROCESSOR", 2048) or 2048
+    return sms(cuda) * max(1, int(per_sm) // THREADS)
+
+
+def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> None:
+    try:
+        kernel[blocks, threads](*args)
+    except Exception as exc:  # a launch or device fault: name it, no traceback
+        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+
+
+def compile_for(kernel: Any, args: tuple[Any, ...]) -> None:
+    """Compile ``kernel`` for these argument types (before timing a launch)."""
+    if simulated():
+        return
+    from numba import typeof
+    from numba.core.errors import NumbaError
+
+    try:
+        kernel.compile(tuple(typeof(a) for a in args))
+    except NumbaError as exc:
+        lines = " ".join(x.strip() for x in str(exc).strip().splitlines()[:6])
+        raise CompileError(
+            f"numba.cuda could not compile the cell function as a device function: {lines} "
+            f"... Run with {setting('backend', 'cpu')} or {setting('backend', 'python')}."
+        ) from None
+
+
+def cooperative_blocks(kern: Any, args: tuple[Any, ...], threads: int, cells: int) -> int:
+    """Blocks of a cooperative launch of ``kern``: enough for ``cells`` threads, no more
+    than can be resident at once (the grid barrier needs every block running).  Compiles
+    ``kern`` for ``args`` to ask."""
+    if simulated():
+        return 1  # the simulator's grid barrier spans one block
+    from numba import typeof
+
+    compile_for(kern, args)
+    cap = kern.overloads[tuple(typeof(a) for a in args)].max_cooperative_grid_blocks(threads)
+    return max(1, min(cap, math.ceil(cells / threads)))
+
+
+def coherent_names(cuda: Any) -> dict[str, Any]:
+    """Names for kernels that read what other blocks of the same launch wrote: ``LOAD``,
+    a load that skips the SM's L1 cache (``ld.global.cg``; L1 is not coherent across SMs,
+    and a line cached before a neighbour tile was written would be stale), and ``NAP``,
+    the nanoseconds to pause between polls of a flag, so spinning blocks leave the memory
+    system to the working ones.  The simulator has neither and needs neither."""
+    if simulated():
+        return {"cuda": cuda, "LOAD": _plain_load}
+    return {"cuda": cuda, "LOAD": cuda.ldcg, "NAP": np.uint32(200)}
+
+
+def _plain_load(a: Any, i: Any) -> Any:
+    """``LOAD`` under the simulator: a plain load."""
+    return a[i]
+
+
+def nap() -> str:
+    """Source of one pause between polls of a flag (``NAP`` of :func:`coherent_names`)."""
+    return "pass" if simulated() else "cuda.nanosleep(NAP)"
+
+
+#: ``(blocks, threads per block, kernel args)`` of each launch.
+Launches = list[tuple[int, int, tuple[Any, ...]]]
+
+
+def free_memory() -> float:
+    """Bytes free on the current device (``inf`` under the simulator)."""
+    return float(require().current_context().get_memory_info().free)
+
+
+def _check_fits(rec: Recurrence, shape: tuple[int, ...], schedule: tuple[np.ndarray, ...]) -> None:
+    """``TooLargeError`` unless the table of ``shape`` (the recurrence's, or a score's
+    window), the args and the ``schedule`` arrays fit in the device's free memory: a fill
+    that would not fit says so and what to run instead, rather than failing in a CUDA
+    allocation."""
+    table = math.prod(shape) * np.dtype(rec.dtype).itemsize
+    rest = sum(a.nbytes for a in (*rec.args, *schedule) if isinstance(a, np.ndarray))
+    free = free_memory()
+    if table + rest > free:
+        whole = tuple(shape) == rec.shape
+        cells = (f"the {shape} {np.dtype(rec.dtype)} table" if whole else "the cells it keeps")
+        raise TooLargeError(
+            f"the GPU {'fill' if whole else 'score'} needs {format_bytes(table + rest)} on the "
+            f"device ({cells} {format_bytes(table)}, args and schedule {format_bytes(rest)}), "
+            f"more than the {format_bytes(free)} free; fill on the CPU "
+            f"({setting('backend', 'cpu')})"
+            + (f" or keep only the score ({setting('score', True)})" if whole else ""))
+
+
+def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
+        launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
+        schedule: tuple[np.ndarray, ...] = (), label: str = "",
+        shape: tuple[int, ...] | None = None) -> DeviceFill:
+    """Copy args (and schedule arrays) in, compile, run every launch, copy the table back
+    if asked; each phase timed apart.  The table on the device has the recurrence's shape,
+    or ``shape`` (a score fill's window of diagonals); building the launch list, which may
+    compile the kernel to size a cooperative grid, is timed with the compilation."""
+    cuda = require()
+    _check_fits(rec, rec.shape if shape is None else shape, schedule)
+    t0 = time.perf_counter()
+    dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+                  for a in rec.args)
+    dsched = tuple(cuda.to_device(np.ascontiguousarray(a)) for a in schedule)
+    dM = cuda.device_array(rec.shape if shape is None else shape, dtype=rec.dtype, order=layout)
+    cuda.synchronize()
+    t1 = time.perf_counter()
+    todo = launches(cuda, dM, dargs, dsched)
+    if todo:
+        compile_for(kernel, todo[0][2])
+    t2 = time.perf_counter()
+    for blocks, threads, args in todo:
+        _launch(kernel, blocks, threads, args)
+    cuda.synchronize()
+    t3 = time.perf_counter()
+    table = dM.copy_to_host() if copy_back else None
+    t4 = time.perf_counter()
+    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), t2 - t1, label)

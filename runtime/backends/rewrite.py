@@ -1,0 +1,166 @@
+"""Rewrite a cell function's reads of ``M`` so compiled code can check or redirect them.
+
+The cell function's definition (from its :class:`depgraph.frontend.ir.CellIR`) is parsed
+afresh; every load ``M[a, b, ...]`` (``M`` being its first parameter) becomes ``READ(M,
+CHECK, x0, x1, ..., a, b, ...)``, where ``x0, x1, ...`` are the cell's own indices
+captured on entry and ``CHECK`` is a new last parameter.  The caller supplies ``READ`` (a
+numba function) in the namespace; the runtime's checked reads record the region of every
+read and flag reads that leave the table.  The rewrite also takes the loads the IR found
+out of the cell (:meth:`~depgraph.frontend.ir.CellIR.loads_of`), computes chosen values in
+int32 (:mod:`depgraph.frontend.narrow`) and applies the guards last
+(:mod:`runtime.backends.speculate`).
+
+Assumptions: the IR has the function's source, and the function reads ``M`` only by plain
+subscripts (``CellIR.opaque`` is ``None``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
+from depgraph.frontend.source import Position, position
+from runtime.backends import speculate as guards
+
+__all__ = ["rewrite_reads", "CHECK", "KEPT", "NARROW"]
+
+CHECK = "_dg_check"
+KEPT = "_dg_kept"
+NARROW = "_dg_i32"
+
+
+def _reads_table(node: ast.Subscript, table: str) -> bool:
+    """Whether ``node`` subscripts the table ``table``."""
+    return isinstance(node.value, ast.Name) and node.value.id == table
+
+
+class _Reads(ast.NodeTransformer):
+    def __init__(self, table: str, cell: list[str], read: str, index: list[str] = (),
+                 kept: Collection[tuple[int, ...]] = ()):
+        self.table, self.cell, self.read = table, cell, read
+        self.index, self.kept = list(index), list(kept)
+        self.count = 0
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        if not _reads_table(node, self.table):
+            return node
+        if not isinstance(node.ctx, ast.Load):
+            return node  # a write: the tracer already refuses those
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        self.count += 1
+        args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
+        offset = tuple(index_offset(e, x) for e, x in zip(index, self.index))
+        if len(index) == len(self.index) and offset in self.kept:
+            args.insert(2, ast.Name(f"{KEPT}{self.kept.index(offset)}", ast.Load()))
+            return ast.copy_location(
+                ast.Call(ast.Name(f"{self.read}_kept", ast.Load()), args + list(index), []), node)
+        args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
+        return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
+
+
+class _Narrow(ast.NodeTransformer):
+    """Every expression at one of ``positions`` wrapped in ``_dg_i32(...)``, every
+    augmented assignment there written ``x = _dg_i32(x op value)``; subscripts' indices
+    left alone."""
+
+    def __init__(self, positions: Collection[Position]) -> None:
+        self.positions = positions
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        node.value = self.visit(node.value)
+        return self._wrap(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        if position(node) not in self.positions:
+            return node
+        assert isinstance(node.target, ast.Name)  # the only target depgraph.frontend.narrow proves
+        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+        call = ast.Call(ast.Name(NARROW, ast.Load()), [value], [])
+        return ast.copy_location(ast.Assign([node.target], call), node)
+
+    def visit(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Subscript) or not isinstance(node, ast.expr):
+            return super().visit(node)
+        return self._wrap(self.generic_visit(node))
+
+    def _wrap(self, node: ast.expr) -> ast.expr:
+        if position(node) not in self.positions:
+            return node
+        return ast.copy_location(ast.Call(ast.Name(NARROW, ast.Load()), [node], []), node)
+
+
+def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
+                  hoist: Collection[str] = (), narrow: Collection[Position] = (),
+                  speculate: bool = False, kept: Sequence[tuple[int, ...]] = ()) -> str:
+    """Source of a copy of the cell function read as ``ir``, named ``name``, whose reads
+    of ``M`` call ``read``.
+
+    The call is ``read(M, CHECK, x0, x1, ..., a, b, ...)`` with the cell's own indices
+    ``x0, x1, ...``, or ``read(M, CHECK, a, b, ...)`` when ``cell_args`` is false.
+
+    ``hoist`` names array parameters whose loads at index expressions of the cell's
+    indices and integer literals (``X[i - 1]``, ``A[i, 2 * j]``) become new last
+    parameters ``_dg_arg0, _dg_arg1, ...``, one per distinct load
+    (:meth:`~depgraph.frontend.ir.CellIR.loads_of`), so the caller loads them, for instance a step ahead or
+    once for a row; nothing is taken out when a hoisted array or an index is assigned in
+    the function.
+
+    ``narrow`` (the positions of :class:`depgraph.frontend.narrow.Narrowing`) wraps the values
+    there in ``_dg_i32(...)``, which the caller binds to ``numpy.int32``.
+
+    With ``speculate``, the body is computed whatever the cell and its guards applied
+    last, as selects, where :func:`runtime.backends.speculate.speculate` can (for a caller
+    whose reads of ``M`` are harmless at any index, and that has checked
+    :meth:`~depgraph.frontend.ir.CellIR.runs_anywhere`).
+
+    ``kept`` are offsets from the cell whose values the caller may hold: a read written
+    as the cell's indices plus the ``k``-th of them (``M[i - 1, j]`` for ``(-1, 0)``)
+    calls ``read_kept(M, CHECK, _dg_kept{k}, a, b, ...)`` instead (``read`` with
+    ``_kept`` added), ``_dg_kept{k}`` a new parameter after ``CHECK``; none does when an
+    index is assigned in the function.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def f(M, i, j, w):
+    ...     return M[i - 1, j] + w
+    >>> ir = read_cell(f, 2)
+    >>> print(rewrite_reads(ir, "RD", "g"))  # doctest: +NORMALIZE_WHITESPACE
+    def g(M, i, j, w, _dg_check):
+        _dg_cell0 = i
+        _dg_cell1 = j
+        return RD(M, _dg_check, _dg_cell0, _dg_cell1, i - 1, j) + w
+    >>> print(rewrite_reads(ir, "RD", "g", cell_args=False, kept=[(-1, 0)]))
+    def g(M, i, j, w, _dg_check, _dg_kept0):
+        return RD_kept(M, _dg_check, _dg_kept0, i - 1, j) + w
+    """
+    fn = ir.definition()
+    cell = [f"_dg_cell{k}" for k in range(ir.ndim)]
+    index = list(ir.index)
+    if ir.assigned & set(index):
+        kept = ()  # an offset from a reassigned index is not one from the cell
+    tr = _Reads(ir.table, cell if cell_args else [], read, index, kept)
+    to_int32 = _Narrow(narrow)
+    body = [tr.visit(to_int32.visit(stmt)) for stmt in fn.body]
+    entry = [
+        ast.Assign([ast.Name(c, ast.Store())], ast.Name(x, ast.Load()))
+        for x, c in zip(index, cell)
+    ]
+    loads = ir.loads_of(hoist)
+    up = LoadFinder({load.array for load in loads}, index,
+                    {load: f"{HOISTED}{k}" for k, load in enumerate(loads)})
+    body = [up.visit(stmt) for stmt in body]
+    assert tuple(up.found) == loads, "the rewritten body's loads differ from the IR's"
+    fn.body = (entry if cell_args else []) + body
+    if speculate:
+        guards.speculate(fn, (read, f"{read}_kept", NARROW))
+    fn.decorator_list = []
+    fn.name = name
+    fn.args.args += ([ast.arg(CHECK)] + [ast.arg(f"{KEPT}{k}") for k in range(len(kept))]
+                     + [ast.arg(f"{HOISTED}{k}") for k in range(len(loads))])
+    fn.returns = None
+    return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))

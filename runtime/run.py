@@ -1,0 +1,450 @@
+"""``fill`` and ``score``: plan -> choose -> backend (``depgraph run``).
+
+A fill reads the cell once (:func:`depgraph.frontend.ir.cell_ir`), plans at the size it
+runs (:mod:`runtime.schedule.plan`: the reads are checked at this size, so a schedule
+never rests on reads seen at another size or with other data), chooses the backend and
+the schedule (:mod:`runtime.schedule.choose`, on the GPU the kernel by the cost model,
+:mod:`runtime.schedule.costmodel`) and runs it (:mod:`runtime.backends`).  Every choice
+is explained in ``FillResult.notes``.  A score keeps only the cells still to be read
+(:mod:`runtime.schedule.score_plan`).  Nothing here prints: long work is reported
+through the ``progress`` reporter the caller gives (:data:`depgraph.model.Progress`).
+
+Assumption: the cell function is deterministic, so the same inputs give the same reads.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from depgraph import memory
+from depgraph.errors import (
+    CompileError,
+    RecurrenceError,
+    TooLargeError,
+    UsageError,
+    setting,
+)
+from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.source import SourceUnavailable
+from depgraph.memory import format_bytes
+from depgraph.model import Progress, Recurrence
+from patterns import BY_CODE
+from runtime.backends import cpu, python
+from runtime.backends.cpu_score import (
+    checks,
+    cpu_score,
+    raise_out_of_bounds,
+    ring_buffer,
+    ring_kernel,
+)
+from runtime.backends.cuda import bands, steps, strips, tiles
+from runtime.backends.cuda import score as gpu
+from runtime.backends.cuda.device import require
+from runtime.backends.walk import ScorePlan, ScoreResult, ring_result
+from runtime.schedule import costmodel
+from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
+from runtime.schedule.plan import Plan, make_plan
+from runtime.schedule.score_plan import score_plan
+
+__all__ = ["FillResult", "fill", "compare", "score", "verify_score", "compare_score"]
+
+
+@dataclass(frozen=True, eq=False)
+class FillResult:
+    """One fill: the table (when copied back) and what it cost.
+
+    Attributes
+    ----------
+    table : ndarray or None
+        The filled table (``None`` when kept on the device).
+    backend, schedule : str
+        Where and how it was filled (``auto`` resolved).
+    pattern : str or None
+        The pattern followed, for the pattern and tiled schedules.
+    steps : int
+        Parallel steps (or launches, or cells for a sequential fill).
+    compute_s : float
+        The fill itself, in seconds.
+    h2d_s, d2h_s : float
+        Host-to-device and device-to-host copies (0 on the host backends).
+    plan_s : float
+        Deciding the schedule at this size (checked sweep or trace).
+    compile_s : float
+        numba compiling the kernels (0 once they are cached).
+    notes : tuple of str
+        Why each choice was made, and the GPU kernel's description.
+    verified : str or None
+        How the table agrees with the sequential reference, when asked.
+    """
+
+    table: np.ndarray | None
+    backend: str
+    schedule: str
+    pattern: str | None
+    steps: int
+    compute_s: float
+    h2d_s: float = 0.0
+    d2h_s: float = 0.0
+    plan_s: float = 0.0
+    compile_s: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+    verified: str | None = None
+
+    @property
+    def cells(self) -> int:
+        return self.table.size if self.table is not None else 0
+
+    def to_json(self, shape: tuple[int, ...]) -> dict[str, Any]:
+        """The fields of ``depgraph run --json`` for a table of ``shape``."""
+        cells = int(np.prod(shape))
+        return {
+            "shape": list(shape),
+            "cells": cells,
+            "backend": self.backend,
+            "schedule": self.schedule,
+            "pattern": self.pattern,
+            "steps": self.steps,
+            "compute_s": self.compute_s,
+            "h2d_s": self.h2d_s,
+            "d2h_s": self.d2h_s,
+            "plan_s": self.plan_s,
+            "compile_s": self.compile_s,
+            "cells_per_s": cells / self.compute_s if self.compute_s > 0 else None,
+            "verified": self.verified,
+            "notes": list(self.notes),
+        }
+
+
+def _mismatch(table: np.ndarray, reference: np.ndarray, bad: np.ndarray) -> RecurrenceError:
+    cell = tuple(int(k) for k in np.argwhere(bad)[0])
+    return RecurrenceError(f"verify failed: cell {cell} is {table[cell].item()!r}, the "
+                           f"sequential reference has {reference[cell].item()!r}")
+
+
+def compare(table: np.ndarray, reference: np.ndarray) -> str:
+    """Compare a fill with the sequential reference: exact for integers, tight for floats.
+
+    Returns a sentence saying how they agree; raises ``RecurrenceError`` naming the first
+    cell that differs.
+
+    Examples
+    --------
+    >>> compare(np.arange(4), np.arange(4))
+    'equals the sequential reference exactly'
+    """
+    if table.dtype.kind in "fc":
+        rtol = 1e-4 if table.dtype.itemsize <= 4 else 1e-9
+        close = np.isclose(table, reference, rtol=rtol, atol=rtol, equal_nan=True)
+        if not close.all():
+            raise _mismatch(table, reference, ~close)
+        finite = np.isfinite(table) & np.isfinite(reference)
+        diff = float(np.max(np.abs(table[finite] - reference[finite]), initial=0.0))
+        return f"matches the sequential reference (max abs difference {diff:.3g}, rtol {rtol:g})"
+    if not np.array_equal(table, reference):
+        raise _mismatch(table, reference, table != reference)
+    return "equals the sequential reference exactly"
+
+
+def _stage_arrays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """The stage-ordered flat cells and the stage boundaries of a traced plan."""
+    a = plan.analysis
+    if a is None:
+        raise ValueError("the plan has no stages: make it with need_stages=True")
+    return a.graph.flat_cells()[a.stages.order], a.stages.ptr
+
+
+#: What one fill on a backend returns: table, steps, compute_s, h2d_s, d2h_s, compile_s
+#: and the GPU kernel's description ("" elsewhere).
+_Run = tuple[np.ndarray | None, int, float, float, float, float, str]
+
+
+def _python(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
+    """One fill on the python backend."""
+    order: Iterable[int]
+    if schedule == "pattern":
+        order, steps = python.pattern_order(plan.pattern or "", rec.shape), plan.pattern_steps or 0
+    elif schedule == "stages":
+        cells, ptr = _stage_arrays(plan)
+        order, steps = cells.tolist(), len(ptr) - 1
+    elif plan.analysis is not None:
+        order, steps = plan.analysis.trace.cells.tolist(), rec.cells
+    else:
+        assert plan.sweep is not None  # a checked sweep's plan has its order
+        order, steps = python.sweep_order(plan.sweep, rec.shape), rec.cells
+    t = time.perf_counter()
+    table = python.python_fill(rec, order)
+    return table, steps, time.perf_counter() - t, 0.0, 0.0, 0.0, ""
+
+
+def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
+    """One fill on the cpu backend."""
+    ir = plan.ir
+    columns = schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns"
+    M = np.zeros(rec.shape, dtype=rec.dtype, order="F" if columns else "C")
+    if schedule == "pattern":
+        steps = plan.pattern_steps or 0
+        timing = cpu.pattern_fill(rec, ir, M, BY_CODE[plan.pattern or ""].index)
+    elif schedule == "stages":
+        cells, ptr = _stage_arrays(plan)
+        steps = len(ptr) - 1
+        timing = cpu.order_fill(rec, ir, M, cells, ptr, parallel=True)
+    elif plan.sweep is not None:
+        steps = rec.cells
+        timing = cpu.sweep_fill(rec, ir, M, plan.sweep, checked=False)[1]
+    else:
+        assert plan.analysis is not None  # no sweep: the plan was traced
+        cells = plan.analysis.trace.cells
+        steps = rec.cells
+        timing = cpu.order_fill(rec, ir, M, cells, np.array([0, len(cells)]), parallel=False)
+    return M, steps, timing.run_s, 0.0, 0.0, timing.compile_s, ""
+
+
+def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
+          progress: Progress | None) -> _Run:
+    """One fill on the cuda backend."""
+    ir, shape = plan.ir, rec.shape
+    if schedule == "pattern":
+        p = BY_CODE[plan.pattern or ""]
+        layout = "F" if p.storage == "columns" else "C"
+        res, why = _modelled_fill(rec, plan, layout, copy_back, progress) if light(plan) \
+            else (None, "")
+        if res is None:
+            res = steps.pattern_fill(rec, p.index, p.steps((shape[0], shape[1])), layout,
+                                     copy_back)
+        if why:
+            res = replace(res, kernel=f"{res.kernel}; {why}")
+    elif schedule == "tiled":
+        res = tiles.tiled_fill(rec, ir, BY_CODE[plan.pattern or ""].index, TILE, copy_back)
+    elif schedule == "stages":
+        cells, ptr = _stage_arrays(plan)
+        res = steps.stage_fill(rec, cells, ptr, copy_back)
+    else:
+        cells, _ = _stage_arrays(plan)
+        g = plan.analysis.graph if plan.analysis is not None else None
+        assert g is not None and g.cells is None  # the whole table: nodes are flat cells
+        res = steps.ready_fill(rec, ir, cells, g.indptr, g.indices, copy_back)
+    count = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
+    return res.table, count, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
+
+
+def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
+                   progress: Progress | None) -> tuple[Any, str]:
+    """A light pattern fill on the GPU by the kernel the calibrated cost model picks
+    (:mod:`runtime.schedule.costmodel`), and the model's note; ``None`` for the fill when
+    the pick is a launch per step, or the pick needs the cell function's source and it
+    cannot be rewritten."""
+    p = BY_CODE[plan.pattern or ""]
+    choice = costmodel.choose(rec, plan.ir, p.code, plan.patterns or (), plan.pattern_steps or 0,
+                              progress=progress)
+    try:
+        if choice.kernel == "strips":
+            return strips.strip_fill(rec, plan.ir, BY_CODE[choice.frame or ""].index,
+                                     copy_back=copy_back), choice.note()
+        if choice.kernel == "bands":
+            return (bands.band_fill(rec, plan.ir, p.index, choice.frame, copy_back=copy_back),
+                    choice.note())
+        if choice.kernel == "cooperative":
+            return steps.cooperative_fill(rec, plan.ir, p.index, layout, copy_back,
+                                          blocks=choice.blocks, unroll=costmodel.UNROLL), \
+                choice.note()
+    except SourceUnavailable as exc:
+        return None, f"{choice.note()}, but {exc}: a launch per step"
+    return None, choice.note()
+
+
+def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back: bool,
+             progress: Progress | None) -> _Run:
+    """Run one fill of ``plan`` on ``backend`` by ``schedule``."""
+    if backend == "python":
+        return _python(rec, schedule, plan)
+    if backend == "cpu":
+        return _cpu(rec, schedule, plan)
+    return _cuda(rec, schedule, plan, copy_back, progress)
+
+
+def fill(
+    rec: Recurrence,
+    backend: str = "auto",
+    schedule: str = "auto",
+    verify: bool = False,
+    copy_back: bool = True,
+    plan: Plan | None = None,
+    progress: Progress | None = None,
+) -> FillResult:
+    """Fill a recurrence's table.
+
+    Parameters
+    ----------
+    rec : Recurrence
+    backend : {"auto", "cpu", "cuda", "python"}
+    schedule : {"auto", "pattern", "tiled", "stages", "sequential", "ready"}
+    verify : bool
+        Compare with the sequential reference (exact for integers, tight for floats).
+    copy_back : bool
+        Copy the table back from the device (``False``: keep it there; timings only).
+    plan : Plan, optional
+        A plan made earlier for this same recurrence (:func:`runtime.schedule.plan.make_plan`).
+    progress : Progress, optional
+        Reports long work (tracing, a first calibration of the GPU cost model).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(4, 5), dtype=np.int64)
+    ... def grid(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> r = fill(grid, backend="python", verify=True)
+    >>> int(r.table[3, 4]), r.schedule, r.pattern, r.verified
+    (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
+    """
+    name, why_backend = resolve_backend(backend)
+    notes = [why_backend]
+    if plan is not None and plan.recurrence is not rec:
+        raise UsageError(f"the plan given was made for {plan.recurrence!r}, not {rec!r}: a plan "
+                         "is only valid for the recurrence, size and data it was made for")
+    if name == "cuda" and schedule == "sequential":
+        raise UsageError(f"{setting('schedule', 'sequential')} runs on the cpu or python "
+                         "backend, not cuda")
+    if name != "cuda" and schedule in ("ready", "tiled"):
+        raise UsageError(f"{setting('schedule', schedule)} runs on the cuda backend")
+    if name == "cuda":
+        require()
+    ir = plan.ir if plan is not None else cell_ir(rec)
+    tracing = progress("tracing cells", rec.cells) if progress else None
+    if name == "python":
+        # the python backend is the reference itself: plan by tracing
+        plan = plan or make_plan(rec, ir, need_stages=True, progress=tracing)
+    elif plan is None:
+        try:
+            plan = make_plan(rec, ir, need_stages=schedule in ("stages", "ready"),
+                             progress=tracing)
+        except CompileError as exc:
+            if backend != "auto":
+                raise
+            notes.append(f"auto: falling back to the python backend: {exc}")
+            name = "python"
+            plan = make_plan(rec, ir, need_stages=True, progress=tracing)
+    notes.extend(plan.notes)
+    sched, why_schedule = choose_schedule(schedule, plan, name)
+    if sched in ("stages", "ready") and plan.analysis is None:
+        plan = make_plan(rec, ir, need_stages=True, progress=tracing)
+    notes.append(why_schedule)
+    try:
+        table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
+                                                                copy_back, progress)
+    except CompileError as exc:
+        if backend != "auto":
+            raise
+        notes.append(f"auto: falling back to the python backend: {exc}")
+        name = "python"
+        table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
+                                                                copy_back, progress)
+    if kernel:
+        notes.append(f"kernel: {kernel}")
+    verified = compare(table, plan.reference) if verify and table is not None else None
+    return FillResult(table, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
+                      steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified)
+
+
+def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = None,
+          plan: ScorePlan | None = None) -> ScoreResult:
+    """The value of the last cell of ``rec``'s walk (:mod:`runtime.schedule.score_plan`),
+    keeping only the cells still to be read, filled on ``backend`` (``auto``, ``cuda``,
+    ``cpu`` or ``python``); ``progress`` reports the cells done (CPU backends); ``plan``:
+    :func:`runtime.schedule.score_plan.score_plan`'s, when the caller already has it.
+
+    Every read is checked: on the CPU backends and in the GPU's rows (columns) as it is
+    made; before a GPU window fill, the cells within the farthest read of the frame's
+    first rows and columns (the only cells whose constant offsets can leave the table)
+    are filled on the CPU with checked reads.  So an out-of-bounds read is reported,
+    naming the cell and the read, as in every fill.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(4, 5), dtype=np.int64)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> r = score(paths, backend="cpu")
+    >>> r.cell, int(r.value), r.pattern, r.kept
+    ((3, 4), 35, 'NOSE', 8)
+    """
+    ir = cell_ir(rec)
+    plan = plan or score_plan(rec, ir)
+    backend, why = resolve_backend(backend)
+    notes = [why]
+    n, m = rec.shape
+    slices = ("rows", "columns")[plan.axis]
+    notes.append(f"reads at constant {'' if plan.gpu else slices[:-1] + ' '}offsets allow "
+                 f"{plan.pattern}")
+    cells = progress("filling cells", rec.cells) if progress else None
+    if backend == "python":
+        notes.append(f"the last {plan.keep} {slices} kept")
+        B, run_s = python.python_score(rec, plan, cells)
+        return ring_result(plan, B, plan.last(rec.shape), backend, run_s, 0.0, notes)
+    if backend == "cpu":
+        return cpu_score(rec, ir, plan, cells, notes)
+    return _gpu_score(rec, ir, plan, notes)
+
+
+def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, notes: list[str]) -> ScoreResult:
+    """The GPU score: a ring of rows (columns), every read checked on the device; or a
+    diagonal walk by the register strips or a window of anti-diagonals, its edge cells
+    checked on the CPU first."""
+    n, m = rec.shape
+    slices = ("rows", "columns")[plan.axis]
+    if not plan.gpu:  # rows or columns: a ring, every read checked on the device
+        ring = gpu.ring_score_fill(rec, ir, BY_CODE[plan.pattern].index, plan.keep)
+        raise_out_of_bounds(ring.ck[None, :], rec.shape)
+        notes += [f"the last {plan.keep} {slices} kept",
+                  f"one cooperative launch, a grid barrier between {slices}"]
+        return replace(ring_result(plan, ring.ring, plan.last(rec.shape), "cuda",
+                                   ring.compute_s, ring.compile_s, notes), h2d_s=ring.h2d_s)
+    kern = ring_kernel(rec, ir, plan, False)
+    B = ring_buffer(rec, plan)
+    ck = checks(1, rec.shape)
+    bar = np.zeros(1, dtype=np.int64)
+    # the edge cells checked on the CPU first (the first `keep` rows, then the first `left`
+    # columns of every row: reads go up and left, so these cells read only these)
+    K = min(n, plan.keep)
+    check_s = cpu.call(kern, B, ck, bar, 1, 0, K, m, n, m, *rec.args).run_s
+    if plan.left:
+        check_s += cpu.call(kern, B, ck, bar, 1, K, n, min(m, plan.left), n, m,
+                            *rec.args).run_s
+    raise_out_of_bounds(ck, rec.shape)
+    index = BY_CODE[plan.pattern].index
+    res = (gpu.strip_score_fill(rec, ir, index) if strips.serves_strips(rec, ir, plan.pattern)
+           else gpu.score_fill(rec, ir, index))
+    notes += [res.note,
+              f"edge cells checked on the CPU first ({K} rows, {min(m, plan.left)} columns)"]
+    return ScoreResult(res.value, res.cell, plan.pattern, "cuda", res.kept,
+                       res.compute_s, res.compile_s, res.h2d_s, check_s, tuple(notes))
+
+
+def verify_score(result: ScoreResult, rec: Recurrence) -> str:
+    """Compare a score of ``rec`` (and its last line) with the sequential reference table,
+    as :func:`compare` compares tables (``RecurrenceError`` when they differ); the
+    reference is the whole table, so ``TooLargeError`` when it would take more than half
+    the free memory."""
+    table_bytes = rec.cells * rec.dtype.itemsize
+    if table_bytes > memory.available_memory() // 2:
+        raise TooLargeError(f"verifying a score needs the whole {rec.shape} table for the "
+                            f"reference ({format_bytes(table_bytes)}), more than half the "
+                            "free memory")
+    return compare_score(result, make_plan(rec, cell_ir(rec)).reference)
+
+
+def compare_score(result: ScoreResult, reference: np.ndarray) -> str:
+    """Compare a score (and its last line) with the sequential reference table, as
+    :func:`compare` compares tables (``RecurrenceError`` when they differ)."""
+    table = reference.copy()
+    table[result.cell] = result.value
+    if result.line_at is not None:
+        table[result.line_at] = result.line
+    return f"{result.line_name or f'M{result.cell}'} {compare(table, reference)}"

@@ -1,0 +1,98 @@
+"""Which backend ``auto`` stands for, and which schedule a fill takes, each with the reason.
+
+Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
+all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
+(one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
+diagonal), ``tiled`` (cuda, diagonal patterns: one persistent launch, cells in registers
+or tiles in shared memory, ``auto``'s choice there for light cells), ``stages``
+(Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
+(Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
+``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one
+matches, else the stages.
+
+Assumption: the plan (:class:`runtime.schedule.plan.Plan`) was made at the size filled.
+"""
+
+from __future__ import annotations
+
+from depgraph.errors import NoPatternError, UsageError, setting
+from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
+from runtime.backends.cuda import device
+from runtime.schedule.plan import Plan
+
+__all__ = ["BACKENDS", "SCHEDULES", "TILE", "TILE_MAX_CELL_S", "resolve_backend",
+           "choose_schedule", "light"]
+
+BACKENDS = ("auto", "cpu", "cuda", "python")
+SCHEDULES = ("auto", "pattern", "tiled", "stages", "sequential", "ready")
+#: Tile side of the tiled diagonal fill.
+TILE = 64
+#: On the GPU, cells cheaper than this on one core (the checked sweep's time per cell)
+#: are *light*: one launch per step would be launch-bound, so ``auto`` tiles a diagonal
+#: pattern and the pattern fill runs every step in one cooperative launch; heavy cells
+#: keep one launch per step, whose blocks use every thread (docs/benchmarks.md: light
+#: cells filled many times faster that way, the matrix chain's heavy cells slower).
+#: Judged from 65,536 cells on.
+#: Among light-cell fills of a pattern the calibrated cost model
+#: (:mod:`runtime.schedule.costmodel`) picks the kernel.
+TILE_MAX_CELL_S = 50e-9
+
+
+def resolve_backend(backend: str) -> tuple[str, str]:
+    """The backend ``auto`` stands for here, and why.
+
+    Examples
+    --------
+    >>> resolve_backend("cpu")
+    ('cpu', 'cpu backend as asked')
+    """
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend != "auto":
+        return backend, f"{backend} backend as asked"
+    ok, why = device.status()
+    if ok and "simulator" not in why:
+        return "cuda", f"auto: {why} is usable"
+    return "cpu", f"auto: no usable GPU ({why}), so all CPU cores"
+
+
+def light(plan: Plan) -> bool:
+    """Whether the planning sweep found the cells light (``TILE_MAX_CELL_S``); on small
+    tables call overhead dominates that timing, so they count as light."""
+    return not (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
+                and plan.cell_s >= TILE_MAX_CELL_S)
+
+
+def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
+    """The schedule a fill takes on ``backend`` (``schedule`` as asked, or ``auto``'s
+    pick), and why; ``NoPatternError`` when a pattern was asked for and none fits."""
+    if schedule not in SCHEDULES:
+        raise UsageError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
+    if schedule == "pattern" and plan.pattern is None:
+        if plan.regions is None:
+            raise NoPatternError(
+                f"no pattern applies: patterns are defined for 2-D tables and this one is "
+                f"{plan.recurrence.ndim}-D; use {setting('schedule', 'stages')}"
+            )
+        breaks = "; ".join(f"{c} by {', '.join(r)}" for c, r in breaking_regions(plan.regions).items())
+        raise NoPatternError(
+            f"no pattern matches: the reads fall in {', '.join(plan.regions)}, which break "
+            f"every pattern ({breaks}); use {setting('schedule', 'stages')}"
+        )
+    if schedule == "tiled" and BY_CODE[plan.pattern or "RUD"].code not in DIAGONAL_FLIPS:
+        raise UsageError(f"{setting('schedule', 'tiled')} is for the diagonal patterns (NOSE, "
+                         f"SENO, SONE, NESO); this recurrence's pattern is {plan.pattern}")
+    if schedule != "auto":
+        return schedule, f"{schedule} schedule as asked"
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light(plan):
+        return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
+                         f"{plan.pattern} fits; its cells are light, so on the GPU its "
+                         f"diagonals are filled in one persistent launch (cells in registers "
+                         f"when the reads are the three nearest neighbours at constant "
+                         f"offsets, else {TILE}x{TILE} tiles in shared memory) instead of "
+                         f"one launch per diagonal of cells")
+    if plan.pattern is not None:
+        return "pattern", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
+                           f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
+    why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
+    return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"

@@ -1,0 +1,160 @@
+"""What a fill may do, decided at the size it runs: regions, pattern, stages, reference.
+
+A schedule is only as good as the reads it was derived from, and reads may depend on the
+data and the size.  So a plan is always made for the very recurrence being filled:
+
+- 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
+  sequential fill in a lexicographic order with every read of ``M`` checked
+  (:mod:`runtime.backends.cpu`).  It records the region of every read and the first out-of-bounds
+  read.  If every read landed in a region the order had already filled, the pass was a
+  valid sequential fill: its table is the reference and its regions are exact.  If not,
+  the next order covering every region seen is tried (at most the eight orders).
+- otherwise (other dimensions, stage schedules, no source, no lexicographic order fits):
+  the Python trace of :func:`depgraph.analyze`, which also gives the stage arrays.
+
+The plan carries the cell IR it was made with (:class:`depgraph.frontend.ir.CellIR`),
+so every backend takes the same reading of the cell.
+
+Assumption: the cell function is deterministic, so the same inputs give the same reads.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from depgraph.analysis.pipeline import Analysis, analyze
+from depgraph.errors import CompileError, OutOfBoundsError, RecurrenceError
+from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.source import SourceUnavailable
+from depgraph.model import Recurrence
+from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
+from runtime.backends.cpu import OOB, regions_of_flags, sweep_fill
+
+__all__ = ["Plan", "make_plan", "checked_sweep"]
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """The schedule facts of one recurrence at its own size.
+
+    Attributes
+    ----------
+    recurrence : Recurrence
+    ir : CellIR
+        The cell function as read once (:func:`depgraph.frontend.ir.read_cell`).
+    regions, patterns, pattern :
+        As in :class:`depgraph.Classification` (``None`` unless 2-D).
+    sweep : Sweep or None
+        A lexicographic order valid for these reads (2-D only).
+    reference : ndarray
+        The sequential reference table.
+    analysis : Analysis or None
+        The traced analysis (stage arrays) when the plan came from a trace.
+    method : str
+        ``"checked sweep"`` or ``"trace"``.
+    seconds : float
+        Time taken to make the plan.
+    notes : tuple of str
+        Why the plan was made this way.
+    cell_s : float or None
+        Seconds per cell of the checked sweep: a measure of the cell function's cost.
+    """
+
+    recurrence: Recurrence
+    ir: CellIR
+    regions: tuple[str, ...] | None
+    patterns: tuple[str, ...] | None
+    pattern: str | None
+    sweep: Sweep | None
+    reference: np.ndarray
+    analysis: Analysis | None
+    method: str
+    seconds: float
+    notes: tuple[str, ...] = field(default=())
+    cell_s: float | None = None
+
+    @property
+    def pattern_steps(self) -> int | None:
+        if self.pattern is None:
+            return None
+        return BY_CODE[self.pattern].steps((self.recurrence.shape[0], self.recurrence.shape[1]))
+
+
+def checked_sweep(rec: Recurrence, ir: CellIR
+                  ) -> tuple[tuple[str, ...], Sweep, np.ndarray, float] | str:
+    """Fill a 2-D table sequentially with checked reads, trying lexicographic orders.
+
+    Returns ``(regions, sweep, table, seconds)`` from the first order in which every read
+    was of a cell already filled (``seconds``: that sweep's run time), or a sentence
+    saying why no order could be confirmed.  A real out-of-bounds read raises
+    ``OutOfBoundsError`` naming the cell, the read and the shape.
+
+    Raises ``SourceUnavailable`` when the function's source cannot be rewritten and
+    ``CompileError`` when numba cannot compile it.
+    """
+    seen: set[str] = set()
+    tried: set[Sweep] = set()
+    while True:
+        sweep = next((s for s in SWEEPS if seen <= s.covers and s not in tried), None)
+        if sweep is None:
+            return f"no lexicographic order fills the reads seen ({', '.join(sorted(seen))})"
+        tried.add(sweep)
+        table = np.zeros(rec.shape, dtype=rec.dtype)
+        try:
+            ck, timing = sweep_fill(rec, ir, table, sweep, checked=True)
+        except CompileError:
+            raise
+        except RecurrenceError as exc:  # maybe from reading unfilled cells: the trace decides
+            return f"the compiled sweep failed ({exc})"
+        regions = set(regions_of_flags(ck))
+        if regions <= sweep.covers:
+            if ck[OOB]:
+                cell, read = ck[OOB + 1 : OOB + 3], ck[OOB + 3 : OOB + 5]
+                raise OutOfBoundsError(tuple(cell.tolist()), tuple(read.tolist()), rec.shape)
+            return tuple(sorted(regions)), sweep, table, timing.run_s
+        seen |= regions
+
+
+def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,
+              progress: Callable[[int], None] | None = None) -> Plan:
+    """Decide the schedule facts for ``rec`` at its own size (see the module docstring);
+    ``ir``, the cell IR when the caller has it (:func:`depgraph.frontend.ir.cell_ir`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(3, 3), dtype=np.int64)
+    ... def grid(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> p = make_plan(grid, need_stages=True)
+    >>> p.method, p.pattern, int(p.reference[2, 2])
+    ('trace', 'NOSE', 6)
+    """
+    t0 = time.perf_counter()
+    ir = ir or cell_ir(rec)
+    notes: list[str] = []
+    if rec.ndim == 2 and not need_stages:
+        try:
+            found = checked_sweep(rec, ir)
+        except SourceUnavailable as exc:
+            found = str(exc)
+        if isinstance(found, str):
+            notes.append(f"reads not confirmed by a compiled checked sweep: {found}; traced instead")
+        else:
+            regions, sweep, table, sweep_s = found
+            notes.append(f"reads checked at this size by a compiled sequential sweep "
+                         f"({'rows' if sweep.axis == 0 else 'columns'} outer)")
+            shape2 = (rec.shape[0], rec.shape[1])
+            return Plan(rec, ir, regions, matching(regions), select(regions, shape2), sweep,
+                        table, None, "checked sweep", time.perf_counter() - t0, tuple(notes),
+                        sweep_s / rec.cells)
+    a = analyze(rec, progress=progress)
+    cls = a.classification
+    sweep = sweep_for(cls.regions) if cls.regions is not None else None
+    return Plan(rec, ir, cls.regions, cls.patterns, cls.pattern, sweep, a.table, a, "trace",
+                time.perf_counter() - t0, tuple(notes))

@@ -1,0 +1,305 @@
+"""``depgraph.fill`` (:mod:`runtime.run`): every backend and schedule against the sequential
+reference, and the choices ``auto`` makes."""
+
+import glob
+import os
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sources import THESIS, same
+from stencil import make_stencil, pattern_offsets
+
+from depgraph import Family, analyze, cell_ir, fill, load, recurrence
+from depgraph.errors import CompileError, NoPatternError, UsageError
+from depgraph.frontend.loader import definitions, load_module
+from patterns import BY_CODE, CANONICAL
+from runtime.backends import cpu
+from runtime.backends.cuda import device, steps
+from runtime.schedule.plan import make_plan
+
+EXAMPLES = [p if os.path.basename(p)[:-3] in THESIS else pytest.param(p, marks=pytest.mark.slow)
+            for p in sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))]
+
+
+COMBOS = [("python", "auto"), ("python", "stages"), ("python", "sequential"),
+          ("cpu", "auto"), ("cpu", "stages"), ("cpu", "sequential"),
+          ("cuda", "auto"), ("cuda", "stages")]
+
+
+def _example(path, size):
+    obj = next(iter(definitions(load_module(path)).values()))
+    return obj(size) if isinstance(obj, Family) else obj
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_every_example_every_backend_and_schedule(path):
+    rec = _example(path, 4)
+    reference = analyze(rec).table  # the traced values, computed independently of runtime/
+    for backend, schedule in COMBOS:
+        if backend == "cuda" and rec.cells > 400:
+            continue  # the simulator runs a Python thread per cell
+        r = fill(rec, backend=backend, schedule=schedule)
+        assert r.backend == backend
+        same(r.table, reference)
+
+
+@pytest.mark.parametrize("code", CANONICAL)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 7), m=st.integers(1, 7), count=st.integers(1, 4),
+       seed=st.integers(0, 2**31), floats=st.booleans())
+def test_random_stencils_every_matching_pattern(code, n, m, count, seed, floats):
+    rng = np.random.default_rng(seed)
+    offs = pattern_offsets(rng, code, reach=3, count=count)  # reaches past neighbours
+    rec = make_stencil(offs, (n, m), seed, np.float64 if floats else np.int64)
+    reference = analyze(rec).table
+    plan = make_plan(rec)
+    assert code in plan.patterns
+    same(plan.reference, reference)
+    for c in plan.patterns:  # every pattern that fits, not only the selected one
+        p = BY_CODE[c]
+        for layout in ("C", "F"):
+            M = np.zeros(rec.shape, rec.dtype, order=layout)
+            cpu.pattern_fill(rec, cell_ir(rec), M, p.index)
+            same(M, reference)
+    if n * m <= 25:
+        p = BY_CODE[plan.pattern]
+        same(steps.pattern_fill(rec, p.index, p.steps((n, m))).table, reference)
+        same(fill(rec, backend="cuda", schedule="stages").table, reference)
+
+
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (3, 8), (8, 3)])
+def test_thin_and_non_square(shape):
+    @recurrence(shape=shape, dtype=np.int64)
+    def paths(M, i, j):
+        if i == 0 or j == 0:
+            return 1
+        return M[i - 1, j] + M[i, j - 1] + M[i - 1, j - 1]
+
+    reference = analyze(paths).table
+    for backend, schedule in COMBOS:
+        same(fill(paths, backend=backend, schedule=schedule).table, reference)
+
+
+def test_three_dimensional_stage_fill():
+    @recurrence(shape=(3, 4, 5), dtype=np.float64)
+    def box(M, i, j, k):
+        if i == 0 or j == 0 or k == 0:
+            return 1.0 + 0.1 * (i + j + k)
+        return 0.3 * M[i - 1, j, k] + 0.3 * M[i, j - 1, k] + 0.4 * M[i, j, k - 1]
+
+    reference = analyze(box).table
+    for backend in ("python", "cpu", "cuda"):
+        r = fill(box, backend=backend)
+        assert r.schedule == "stages" and r.pattern is None
+        same(r.table, reference)
+    assert fill(box, backend="cpu", schedule="sequential").schedule == "sequential"
+    with pytest.raises(NoPatternError, match="3-D"):
+        fill(box, backend="cpu", schedule="pattern")
+
+
+def test_auto_without_pattern_uses_stages_and_says_why(write_rec):
+    from depgraph import load
+
+    rec = load(write_rec("""
+@recurrence(shape=(5, 5), dtype=np.int64)
+def zig(M, i, j):
+    if i == 0:
+        return j
+    if i % 2 == 1:
+        return M[i - 1, j] + (M[i, j - 1] if j > 0 else 0)
+    return M[i - 1, j] + (M[i, j + 1] if j < 4 else 0)
+"""))
+    r = fill(rec, backend="cpu", verify=True)
+    assert r.schedule == "stages" and "no pattern fits" in " ".join(r.notes)
+    with pytest.raises(NoPatternError, match=r"reads fall in Left, Right, Up.*RUD by Left, Right"):
+        fill(rec, backend="cpu", schedule="pattern")
+
+
+def test_compile_failure_names_the_problem_and_auto_falls_back(write_rec):
+    from depgraph import load
+
+    rec = load(write_rec("""
+TABLE = {0: 1}
+
+@recurrence(shape=(2, 3), dtype=np.int64)
+def uses_dict(M, i, j):
+    return TABLE.get(j, 2) + (M[i, j - 1] if j > 0 else 0)
+"""))
+    with pytest.raises(CompileError, match="backend='python'"):
+        fill(rec, backend="cpu")
+    r = fill(rec, backend="auto")
+    assert r.backend == "python" and "falling back to the python backend" in " ".join(r.notes)
+    assert r.table.tolist() == [[1, 3, 5], [1, 3, 5]]
+
+
+def test_cuda_needs_a_usable_gpu(monkeypatch):
+    from depgraph.errors import BackendUnavailableError
+
+    monkeypatch.setattr(device, "status", lambda: (False, "no CUDA GPU here"))
+
+    @recurrence(shape=(2, 2), dtype=np.int64)
+    def one(M, i, j):
+        return 1
+
+    with pytest.raises(BackendUnavailableError, match="no CUDA GPU here"):
+        fill(one, backend="cuda")
+    assert fill(one).backend == "cpu"  # auto
+
+
+def test_plan_must_belong_to_the_recurrence():
+    @recurrence(shape=(3, 3), dtype=np.int64)
+    def a(M, i, j):
+        return 1 if i == 0 else M[i - 1, j]
+
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def b(M, i, j):
+        return 1 if j == 0 else M[i, j - 1]
+
+    with pytest.raises(UsageError, match="plan"):
+        fill(b, plan=make_plan(a))
+
+
+def test_sequential_on_cuda_is_a_usage_error():
+    @recurrence(shape=(2, 2), dtype=np.int64)
+    def one(M, i, j):
+        return 1
+
+    with pytest.raises(UsageError, match="sequential"):
+        fill(one, backend="cuda", schedule="sequential")
+
+
+def test_verify_reports_agreement():
+    @recurrence(shape=(6, 6), dtype=np.float32)
+    def avg(M, i, j):
+        if i == 0 or j == 0:
+            return 1.0
+        return (M[i - 1, j] + M[i, j - 1]) / 3.0 + 0.1
+
+    r = fill(avg, backend="cpu", verify=True)
+    assert r.verified.startswith("matches the sequential reference")
+    assert r.table.dtype == np.float32
+
+
+def test_ready_check_needs_cuda_and_atomic_dtypes():
+    from depgraph.errors import RecurrenceError
+
+    @recurrence(shape=(2, 2), dtype=np.int8)
+    def small(M, i, j):
+        return 1 if i == 0 else M[i - 1, j]
+
+    with pytest.raises(UsageError, match="cuda backend"):
+        fill(small, backend="cpu", schedule="ready")
+    with pytest.raises(RecurrenceError, match="not int8"):
+        fill(small, backend="cuda", schedule="ready")
+
+
+def test_kernels_are_shared_across_family_sizes_but_not_closures():
+    import lcs as lcs_example
+
+    a = lcs_example.make_lcs(b"ACGT", b"AGT")
+    b = lcs_example.make_lcs(b"GATTACA", b"TAC")
+    assert a.func is not b.func
+    ta, tb = fill(a, backend="cpu"), fill(b, backend="cpu")
+    assert ta.compile_s >= 0 and tb.compile_s < 0.05  # b reuses a's kernels
+    assert int(ta.table[-1, -1]) == 3 and int(tb.table[-1, -1]) == 3
+
+    def make(c):
+        @recurrence(shape=(1, 3), dtype=np.int64)
+        def plus(M, i, j):
+            return c if j == 0 else M[i, j - 1] + c
+        return plus
+
+    assert fill(make(1), backend="cpu").table.tolist() == [[1, 2, 3]]
+    assert fill(make(5), backend="cpu").table.tolist() == [[5, 10, 15]]  # closure: own kernels
+
+
+def test_tiled_is_auto_on_cuda_for_diagonals_only():
+    diag = make_stencil(np.array([[-1, 0], [0, -1]]), (4, 4), 1)  # Up and Left: NOSE only
+    r = fill(diag, backend="cuda", verify=True)
+    assert r.schedule == "tiled" and r.pattern == "NOSE" and r.verified
+    rows = make_stencil(np.array([[-1, 0]]), (3, 3), 1)
+    assert fill(rows, backend="cuda").schedule == "pattern"
+    with pytest.raises(UsageError, match="diagonal patterns"):
+        fill(rows, backend="cuda", schedule="tiled")
+    with pytest.raises(UsageError, match="cuda backend"):
+        fill(diag, backend="cpu", schedule="tiled")
+
+
+def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
+    from dataclasses import replace
+
+    from runtime.schedule.choose import TILE_MAX_CELL_S
+    from runtime.schedule.choose import choose_schedule as _choose_schedule
+
+    plan = make_plan(make_stencil(np.array([[-1, 0], [0, -1]]), (256, 256), 1))
+    assert plan.pattern == "NOSE" and plan.cell_s > 0
+    light = replace(plan, cell_s=TILE_MAX_CELL_S / 10)
+    heavy = replace(plan, cell_s=TILE_MAX_CELL_S * 10)
+    assert _choose_schedule("auto", light, "cuda")[0] == "tiled"
+    assert _choose_schedule("auto", heavy, "cuda")[0] == "pattern"
+    assert _choose_schedule("auto", light, "cpu")[0] == "pattern"
+
+
+def test_compare_names_the_first_differing_cell():
+    from depgraph import compare
+    from depgraph.errors import RecurrenceError
+
+    ref = np.arange(6.0).reshape(2, 3)
+    assert compare(ref + 1e-12, ref).startswith("matches")
+    with pytest.raises(RecurrenceError, match=r"cell \(1, 2\) is 9\.0, the sequential reference has 5\.0"):
+        compare(np.where(ref == 5.0, 9.0, ref), ref)
+    with pytest.raises(RecurrenceError, match=r"cell \(0, 1\)"):
+        compare(np.array([[0, 7]]), np.array([[0, 1]]))
+
+
+def test_cell_functions_that_allocate_compile_with_reference_counting():
+    @recurrence(shape=(4, 6), dtype=np.int64)
+    def allocating(M, i, j):
+        if i == 0:
+            return j
+        buf = np.zeros(2, dtype=np.int64)  # needs numba's reference counting
+        buf[0] = M[i - 1, j]
+        return buf[0] + buf[1] + 1
+
+    plan = make_plan(allocating)
+    for schedule in ("pattern", "stages", "sequential"):
+        r = fill(allocating, backend="cpu", schedule=schedule, plan=plan)
+        same(r.table, plan.reference)
+
+
+def test_light_rows_take_the_cost_models_kernel_on_cuda():
+    import binomial
+
+    r = fill(binomial.make_binomial(20), backend="cuda", verify=True)
+    assert r.schedule == "pattern" and r.verified
+    kernel = next(x for x in r.notes if x.startswith("kernel: "))
+    assert kernel.startswith("kernel: register strips") and kernel.endswith(": strips")
+
+
+def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkeypatch, capsys):
+    # checked before any device allocation: an error naming the sizes, exit status 1, no
+    # CUDA traceback; the same check covers a score's window on the device
+    from depgraph import score
+    from depgraph.cli import main
+    from depgraph.errors import TooLargeError
+
+    monkeypatch.setattr(device, "free_memory", lambda: 1000.0)
+    path = write_rec("""
+        @recurrence(shape=(30, 40), dtype=np.int64)
+        def grid(M, i, j):
+            return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    """)
+    assert main(["run", path, "--backend", "cuda"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"the GPU fill needs [0-9.]+ kB on the device \(the \(30, 40\) int64 table "
+                     r"9.6 kB, args and schedule [0-9.]+ kB\), more than the 1.0 kB free; fill on "
+                     r"the CPU \(--backend cpu\) or keep only the score \(--score\)", err)
+    assert "Traceback" not in err
+    monkeypatch.setattr(device, "free_memory", lambda: 100.0)
+    with pytest.raises(TooLargeError, match=r"the GPU score needs [0-9.]+ kB on the device \(the "
+                       r"cells it keeps [0-9.]+ kB, args and schedule [0-9.]+ kB\), more than "
+                       r"the 0.1 kB free; fill on the CPU \(backend='cpu'\)$"):
+        score(load(path), "cuda")
