@@ -1,5 +1,8 @@
 """What the tests share: recurrence-file bodies (written after the standard imports by the
-``write_rec`` fixture), the SPEC's LCS, and an exact-or-close table comparison."""
+``write_rec`` fixture), the SPEC's LCS, a cell with every kind of argument load, and an
+exact-or-close table comparison."""
+
+from depgraph.frontend.ir import read_cell
 
 #: SPEC section 6's LCS of AGCGTAG and GTCAGA (answer 4).
 LCS = """
@@ -133,3 +136,19 @@ def slow_after(keep, cases):
 #: The thesis's four case studies (SPEC section 5), of ``examples/``: the every-example
 #: tests run these by default and the catalog's with ``-m slow``.
 THESIS = ("lcs", "knapsack", "binomial", "matrix_chain")
+
+
+def mixed_cell(M, i, j, X, A, k):
+    """A cell with argument loads of every kind: taken out, repeated, wrapped around,
+    guarded, not an index expression, indexed by a read of ``M``."""
+    if i == 0:
+        return X[i - 1] + k  # X[-1]: Python's wraparound
+    total = A[i, 2 * j] + A[i, 2 * j] + X[-i + 1]
+    if j < X.shape[0]:
+        total += X[j] * X[j // 2]  # j // 2: not an index expression taken out
+    return total + X[int(M[i - 1, j]) % 3] + M[i - 1, j]
+
+
+def hoisted_loads(func, hoist):
+    """The loads a kernel takes out of ``func``'s cell among ``hoist``'s, as pairs."""
+    return [(load.array, load.index) for load in read_cell(func, 2).loads_of(hoist)]

@@ -10,26 +10,13 @@ from depgraph.frontend import source
 from depgraph.frontend.ir import read_cell
 from depgraph.frontend.source import SourceUnavailable
 from runtime.backends.emit import compile_source
-
-
-def _cell(M, i, j, X, A, k):
-    if i == 0:
-        return X[i - 1] + k  # X[-1]: Python's wraparound
-    total = A[i, 2 * j] + A[i, 2 * j] + X[-i + 1]
-    if j < X.shape[0]:
-        total += X[j] * X[j // 2]  # j // 2: not an index expression taken out
-    return total + X[int(M[i - 1, j]) % 3] + M[i - 1, j]
-
-
-def _loads(func, hoist):
-    """The loads a kernel takes out of ``func``'s cell among ``hoist``'s, as pairs."""
-    return [(load.array, load.index) for load in read_cell(func, 2).loads_of(hoist)]
+from sources import hoisted_loads, mixed_cell
 
 
 def test_argument_loads_are_distinct_index_expressions_of_the_cell():
-    assert _loads(_cell, ("X", "A")) == [
+    assert hoisted_loads(mixed_cell, ("X", "A")) == [
         ("X", ("{0} - 1",)), ("A", ("{0}", "2 * {1}")), ("X", ("-{0} + 1",)), ("X", ("{1}",))]
-    assert _loads(_cell, ("A",)) == [("A", ("{0}", "2 * {1}"))]
+    assert hoisted_loads(mixed_cell, ("A",)) == [("A", ("{0}", "2 * {1}"))]
 
 
 def test_assigned_arrays_or_indices_keep_their_loads():
@@ -41,8 +28,8 @@ def test_assigned_arrays_or_indices_keep_their_loads():
         i = i - 1
         return X[i]
 
-    assert _loads(assigned, ("X",)) == []
-    assert _loads(moved, ("X",)) == []
+    assert hoisted_loads(assigned, ("X",)) == []
+    assert hoisted_loads(moved, ("X",)) == []
 
 
 X = np.arange(4)

@@ -9,20 +9,7 @@ from depgraph.frontend.ir import read_cell
 from depgraph.frontend.source import function_namespace
 from runtime.backends.emit import compile_source
 from runtime.backends.rewrite import rewrite_reads
-
-
-def _cell(M, i, j, X, A, k):
-    if i == 0:
-        return X[i - 1] + k  # X[-1]: Python's wraparound
-    total = A[i, 2 * j] + A[i, 2 * j] + X[-i + 1]
-    if j < X.shape[0]:
-        total += X[j] * X[j // 2]  # j // 2: not an index expression taken out
-    return total + X[int(M[i - 1, j]) % 3] + M[i - 1, j]
-
-
-def _loads(func, hoist):
-    """The loads a kernel takes out of ``func``'s cell among ``hoist``'s, as pairs."""
-    return [(load.array, load.index) for load in read_cell(func, 2).loads_of(hoist)]
+from sources import hoisted_loads, mixed_cell
 
 
 def test_a_moved_index_keeps_its_loads_in_the_cell():
@@ -54,19 +41,19 @@ def test_rewritten_cell_given_its_loads_computes_what_the_cell_computes():
     rng = np.random.default_rng(5)
     X, A = rng.integers(0, 9, 4), rng.integers(0, 9, (6, 12))
     M = rng.integers(0, 9, (6, 6))
-    src = rewrite_reads(read_cell(_cell, 2), "RD", "g", hoist=("X", "A"))
-    ns = {**function_namespace(_cell), "RD": lambda M, ck, x0, x1, a, b: M[a, b]}
+    src = rewrite_reads(read_cell(mixed_cell, 2), "RD", "g", hoist=("X", "A"))
+    ns = {**function_namespace(mixed_cell), "RD": lambda M, ck, x0, x1, a, b: M[a, b]}
     g = compile_source(src, "g", ns)
     arrays = {"X": X, "A": A}
     for i in range(6):
         for j in range(6):
             loads = []
-            for name, index in _loads(_cell, ("X", "A")):
+            for name, index in hoisted_loads(mixed_cell, ("X", "A")):
                 a = arrays[name]
                 at = [min(max(eval(e.format(i, j)), -a.shape[d]), a.shape[d] - 1)
                       for d, e in enumerate(index)]
                 loads.append(a[tuple(at)])
-            assert g(M, i, j, X, A, 3, None, *loads) == _cell(M, i, j, X, A, 3)
+            assert g(M, i, j, X, A, 3, None, *loads) == mixed_cell(M, i, j, X, A, 3)
     assert list(inspect.signature(g).parameters)[-5:] == [
         "_dg_check", "_dg_arg0", "_dg_arg1", "_dg_arg2", "_dg_arg3"]
 
@@ -84,7 +71,7 @@ def _decorated(M, i, j, X):
 
 
 def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
-    loads = _loads(_decorated, ("X",))
+    loads = hoisted_loads(_decorated, ("X",))
     assert loads == [("X", ("{0}",))]
     src = rewrite_reads(read_cell(_decorated, 2), "RD", "g", hoist=("X",))
     assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
