@@ -14,10 +14,13 @@ The library's calls are here, at the top level:
 - look at it: :func:`render` (the DAG, stages, regions, pattern), :func:`report` (what
   the graph costs against the fills).
 
-Errors all derive from :class:`DepgraphError`.  ``import depgraph`` imports NumPy only;
-numba, numba.cuda, graphviz and matplotlib are imported when the work that needs them
-runs.
+Errors all derive from :class:`DepgraphError`.  ``import depgraph`` imports NumPy and the
+model, frontend and analysis; the runtime and the views when one of their calls is first
+used; numba, numba.cuda, graphviz and matplotlib when the work that needs them runs.
 """
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from depgraph.analysis import (
                                Analysis,
@@ -33,11 +36,42 @@ from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.loader import load, pick
 from depgraph.frontend.trace import Trace, trace
 from depgraph.model import Family, Progress, Recurrence, family, recurrence
-from depgraph.views.render import render
-from depgraph.views.report import Report, report
-from runtime.backends.walk import ScorePlan, ScoreResult
-from runtime.run import FillResult, compare, fill, score, verify_score
-from runtime.schedule.score_plan import score_plan
+
+if TYPE_CHECKING:
+    from depgraph.views.render import render
+    from depgraph.views.report import Report, report
+    from runtime.backends.walk import ScorePlan, ScoreResult
+    from runtime.run import FillResult, compare, fill, score, verify_score
+    from runtime.schedule.score_plan import score_plan
+
+#: The calls of the runtime and the views, imported on first use: a recurrence file's
+#: ``from depgraph import recurrence`` and ``depgraph analyze`` need neither.
+_LAZY = {
+    "render": "depgraph.views.render",
+    "Report": "depgraph.views.report",
+    "report": "depgraph.views.report",
+    "ScorePlan": "runtime.backends.walk",
+    "ScoreResult": "runtime.backends.walk",
+    "FillResult": "runtime.run",
+    "compare": "runtime.run",
+    "fill": "runtime.run",
+    "score": "runtime.run",
+    "verify_score": "runtime.run",
+    "score_plan": "runtime.schedule.score_plan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'depgraph' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "Analysis",

@@ -23,26 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from depgraph import (
-    Family,
-    Progress,
-    Recurrence,
-    analyze,
-    fill,
-    load,
-    pick,
-    render,
-    report,
-    score,
-    score_plan,
-    verify_score,
-)
+import depgraph
+from depgraph import Family, Progress, Recurrence, analyze, load, pick
 from depgraph.errors import DepgraphError, RecurrenceError, UsageError
 from depgraph.memory import format_bytes
 from depgraph.views.files import atomic_write, check_writable
 from depgraph.views.progress import progress
 from depgraph.views.render import check_request, check_suffix, check_view, summary
-from depgraph.views.report import parse_backends
+from depgraph.views.report_data import parse_backends
 
 __all__ = ["main", "build_parser", "flag", "parse_sizes", "format_analysis", "format_run",
            "format_score"]
@@ -182,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
     rec = load(args.file, name=args.name, size=args.size)
     if args.score:
         return _run_score(args, rec, out)
-    res = fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
+    res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
                progress=_progress(not args.json))
     if out:
         _save(out, res.table)
@@ -195,14 +183,14 @@ def _run(args: argparse.Namespace) -> int:
 def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None) -> int:
     if args.schedule != "auto":
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
-    plan = score_plan(rec)
+    plan = depgraph.score_plan(rec)
     if out and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
-    res = score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan)
+    res = depgraph.score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan)
     if out:  # a walk by rows or columns (checked above): the last line
         _save(out, res.line)
-    verified = verify_score(res, rec) if args.verify else None
+    verified = depgraph.verify_score(res, rec) if args.verify else None
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
@@ -221,7 +209,7 @@ def _render(args: argparse.Namespace) -> int:
     rec = load(args.file, name=args.name, size=args.size)
     check_request(view, out, rec.shape, args.max_cells, args.slice)
     a = analyze(rec, progress=progress("tracing cells", rec.cells))
-    path = render(a, view, out, max_cells=args.max_cells, slice=args.slice)
+    path = depgraph.render(a, view, out, max_cells=args.max_cells, slice=args.slice)
     shape = "x".join(str(int(s)) for s in rec.shape)
     print(f"wrote {path}: {view} view of {rec.name} {shape}, {summary(a, view)}")
     return 0
@@ -276,7 +264,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.max_trace_cells is not None and args.max_trace_cells < 1:
         raise UsageError(f"--max-trace-cells must be positive, got {args.max_trace_cells}")
     limits = {} if args.python_max_cells is None else {"python_max_cells": args.python_max_cells}
-    rep = report(obj, sizes, backends, out, repeat=args.repeat,
+    rep = depgraph.report(obj, sizes, backends, out, repeat=args.repeat,
                  max_trace_cells=args.max_trace_cells, source=str(args.file), **limits)
     rows = len(rep.rows)
     print(f"wrote {out / 'report.md'}, report.json and {len(rep.files) - 2} plots: "

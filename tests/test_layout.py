@@ -4,10 +4,14 @@ a module imports the project's own modules inside a function only to delay numba
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
+
+import depgraph
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("make_architecture",
@@ -79,3 +83,22 @@ def test_the_architecture_picture_is_drawn_from_the_code():
     assert '"analysis" -> "frontend" [label=" Trace, CellIR"]' in dot
     assert (ROOT / "docs" / "img" / "architecture.dot").read_text() == dot, (
         "docs/img/architecture.dot is stale: run python docs/make_architecture.py")
+
+
+def test_every_top_level_name_is_there():
+    assert all(getattr(depgraph, name) is not None for name in depgraph.__all__)
+    assert set(depgraph.__all__) <= set(dir(depgraph))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        depgraph.nope  # noqa: B018
+
+
+def test_import_depgraph_leaves_the_runtime_and_views_for_first_use():
+    # a recurrence file's `from depgraph import recurrence` and `depgraph analyze` pay
+    # for neither; `depgraph.fill` imports the runtime when first used
+    code = ("import sys, depgraph\n"
+            "late = lambda: sorted(m for m in sys.modules if m.startswith(('runtime', "
+            "'depgraph.views', 'numba', 'matplotlib', 'graphviz')))\n"
+            "print(late()); depgraph.fill; print('runtime.run' in late())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.split("\n")
+    assert out[:2] == ["[]", "True"]

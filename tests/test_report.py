@@ -14,7 +14,7 @@ from depgraph import memory, pick, recurrence
 from depgraph.cli import main, parse_sizes
 from depgraph.errors import UsageError
 from depgraph.views import report as rp
-from depgraph.views import report_measure
+from depgraph.views import report_data, report_measure
 from depgraph.views.report_data import PLOTS, SCHEDULES
 from depgraph.views.report_markdown import markdown
 from depgraph.views.verdict import compute_verdict
@@ -234,8 +234,8 @@ def test_parse_options():
     assert parse_sizes(" 16,8 ,16") == [8, 16]
     with pytest.raises(UsageError):
         parse_sizes("8,,-1")
-    assert rp.parse_backends("cuda,cpu") == ["cpu", "cuda"]
-    assert rp.parse_backends("auto") == ["cpu"]  # the simulator is not a GPU
+    assert report_data.parse_backends("cuda,cpu") == ["cpu", "cuda"]
+    assert report_data.parse_backends("auto") == ["cpu"]  # the simulator is not a GPU
 
 
 def test_thesis_script_quick(tmp_path):

@@ -31,7 +31,7 @@ from typing import Any
 from depgraph.errors import BackendUnavailableError, DepgraphError, UsageError, setting
 from depgraph.model import Family, Recurrence
 from depgraph.views.files import write_text
-from depgraph.views.report_data import BACKEND_ORDER, Report, json_default
+from depgraph.views.report_data import Report, json_default, parse_backends
 from depgraph.views.report_markdown import markdown
 from depgraph.views.report_measure import (
     LONG_RUN_S,
@@ -47,40 +47,8 @@ from depgraph.views.report_measure import (
 )
 from depgraph.views.report_plots import write_plots
 from depgraph.views.verdict import compute_verdict
-from runtime.schedule.choose import resolve_backend
 
-__all__ = ["report", "write_report", "parse_backends", "Report"]
-
-
-def parse_backends(text: str | Sequence[str] | None) -> list[str]:
-    """The backends a report measures: ``all`` (python for small sizes, cpu, cuda when a
-    real GPU is usable), ``auto`` (what ``depgraph run`` would use) or a comma list.
-
-    Examples
-    --------
-    >>> parse_backends("cpu,python")
-    ['python', 'cpu']
-    >>> parse_backends("all")
-    ['python', 'cpu', 'cuda']
-    """
-    if text is None:
-        text = "all"
-    items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
-    out: set[str] = set()
-    for t in items:
-        if t == "all":
-            out.update(BACKEND_ORDER)
-        elif t == "auto":
-            out.add(resolve_backend("auto")[0])
-        elif t in BACKEND_ORDER:
-            out.add(t)
-        else:
-            raise UsageError(f"{setting('backend', text)}: unknown backend {t!r}; give all, "
-                             f"auto or a comma list of {', '.join(BACKEND_ORDER)}")
-    if not out:
-        raise UsageError(f"{setting('backend')}: give all, auto or a comma list of python, "
-                         "cpu, cuda")
-    return [b for b in BACKEND_ORDER if b in out]
+__all__ = ["report", "write_report", "Report"]
 
 
 def report(

@@ -1,5 +1,5 @@
-"""A report's data: its rows and verdict as plain JSON-ready values, and the words and
-units every view of a report shares.
+"""A report's data: its rows and verdict as plain JSON-ready values, the words and
+units every view of a report shares, and the backends a report is asked to measure.
 
 :class:`Report` is what :func:`depgraph.views.report.report` returns and what the plots
 (:mod:`depgraph.views.report_plots`) and the Markdown
@@ -11,15 +11,18 @@ makes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from depgraph.errors import UsageError, setting
 from depgraph.memory import format_bytes
+from runtime.schedule.choose import resolve_backend
 
-__all__ = ["Report", "BACKEND_ORDER", "SCHEDULES", "PLOTS", "seconds_text", "bytes_text",
-           "json_default"]
+__all__ = ["Report", "BACKEND_ORDER", "SCHEDULES", "PLOTS", "parse_backends", "seconds_text",
+           "bytes_text", "json_default"]
 
 #: Backends in the order rows list them.
 BACKEND_ORDER: tuple[str, ...] = ("python", "cpu", "cuda")
@@ -27,6 +30,37 @@ BACKEND_ORDER: tuple[str, ...] = ("python", "cpu", "cuda")
 SCHEDULES: tuple[str, ...] = ("sequential", "pattern", "stages")
 #: The PNG plots a report writes.
 PLOTS: tuple[str, ...] = ("time_vs_size.png", "speedup.png", "overhead.png")
+
+
+def parse_backends(text: str | Sequence[str] | None) -> list[str]:
+    """The backends a report measures: ``all`` (python for small sizes, cpu, cuda when a
+    real GPU is usable), ``auto`` (what ``depgraph run`` would use) or a comma list.
+
+    Examples
+    --------
+    >>> parse_backends("cpu,python")
+    ['python', 'cpu']
+    >>> parse_backends("all")
+    ['python', 'cpu', 'cuda']
+    """
+    if text is None:
+        text = "all"
+    items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
+    out: set[str] = set()
+    for t in items:
+        if t == "all":
+            out.update(BACKEND_ORDER)
+        elif t == "auto":
+            out.add(resolve_backend("auto")[0])
+        elif t in BACKEND_ORDER:
+            out.add(t)
+        else:
+            raise UsageError(f"{setting('backend', text)}: unknown backend {t!r}; give all, "
+                             f"auto or a comma list of {', '.join(BACKEND_ORDER)}")
+    if not out:
+        raise UsageError(f"{setting('backend')}: give all, auto or a comma list of python, "
+                         "cpu, cuda")
+    return [b for b in BACKEND_ORDER if b in out]
 
 
 def seconds_text(s: float | None) -> str:
