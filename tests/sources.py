@@ -1,8 +1,13 @@
 """What the tests share: recurrence-file bodies (written after the standard imports by the
-``write_rec`` fixture), the SPEC's LCS, a cell with every kind of argument load, and an
+``write_rec`` fixture), the SPEC's LCS, cells with every kind of argument load, and an
 exact-or-close table comparison."""
 
+import lcs
+import numpy as np
+import pytest
+
 from depgraph.frontend.ir import read_cell
+from patterns import DIAGONAL_FLIPS
 
 #: SPEC section 6's LCS of AGCGTAG and GTCAGA (answer 4).
 LCS = """
@@ -40,8 +45,6 @@ def neighbour_reads(code: str, shape: tuple[int, int], far: bool, dtype: str = "
     the cell two rows up and one column left; guarded at the table's edges.  The shape
     is an argument, not a literal, so one frame's cells have the same code at every shape
     and dtype, and share their compiled kernels."""
-    from patterns import DIAGONAL_FLIPS
-
     rows, cols = DIAGONAL_FLIPS[code]
     a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
     n, m = shape
@@ -71,8 +74,6 @@ def guarded_reads(code: str, shape: tuple[int, int], dtype: str = "int64") -> st
     assignment before them and an ``if`` after them (the form the strips compute whole,
     guards last, :mod:`runtime.backends.speculate`); its first row and column are
     arguments, so one frame's cells share their code at every shape."""
-    from patterns import DIAGONAL_FLIPS
-
     rows, cols = DIAGONAL_FLIPS[code]
     a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
     n, m = shape
@@ -106,8 +107,6 @@ NEAR_INT32 = ", int32 arithmetic, proven exact for values 0..1000002"
 
 def same(a, b):
     """Exact for integers, within 1e-12 for floats."""
-    import numpy as np
-
     if a.dtype.kind == "f":
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     else:
@@ -117,8 +116,6 @@ def same(a, b):
 def load_lcs():
     """SPEC section 6's LCS of AGCGTAG and GTCAGA, from ``examples/lcs.py`` (on the path
     by ``conftest.py``)."""
-    import lcs
-
     return lcs.make_lcs(b"AGCGTAG", b"GTCAGA")
 
 
@@ -126,8 +123,6 @@ def slow_after(keep, cases):
     """``cases`` of a ``pytest.mark.parametrize``: the first ``keep`` run by default, the
     others (the same kernels at more shapes, frames and cell types) only with ``-m slow``.
     A case is a tuple of the arguments, or one argument that is not a tuple."""
-    import pytest
-
     return [pytest.param(*(case if isinstance(case, tuple) else (case,)),
                          marks=() if k < keep else pytest.mark.slow)
             for k, case in enumerate(cases)]
@@ -152,3 +147,17 @@ def mixed_cell(M, i, j, X, A, k):
 def hoisted_loads(func, hoist):
     """The loads a kernel takes out of ``func``'s cell among ``hoist``'s, as pairs."""
     return [(load.array, load.index) for load in read_cell(func, 2).loads_of(hoist)]
+
+
+#: The array :func:`decorated_cell`'s decorator loads from.
+X = np.arange(4)
+
+
+def _keep(*_):
+    return lambda f: f
+
+
+@_keep(X[0])  # a load outside the body: not the cell's
+def decorated_cell(M, i, j, X):
+    """A cell whose decorator makes a load of its own, outside the cell's body."""
+    return X[i] + M[i - 1, j]

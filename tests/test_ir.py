@@ -10,7 +10,7 @@ from depgraph.frontend import source
 from depgraph.frontend.ir import read_cell
 from depgraph.frontend.source import SourceUnavailable
 from runtime.backends.emit import compile_source
-from sources import hoisted_loads, mixed_cell
+from sources import decorated_cell, hoisted_loads, mixed_cell
 
 
 def test_argument_loads_are_distinct_index_expressions_of_the_cell():
@@ -30,18 +30,6 @@ def test_assigned_arrays_or_indices_keep_their_loads():
 
     assert hoisted_loads(assigned, ("X",)) == []
     assert hoisted_loads(moved, ("X",)) == []
-
-
-X = np.arange(4)
-
-
-def _keep(*_):
-    return lambda f: f
-
-
-@_keep(X[0])  # a load outside the body: not the cell's
-def _decorated(M, i, j, X):
-    return X[i] + M[i - 1, j]
 
 
 def _straight(M, i, j, X, Y, w):
@@ -106,7 +94,7 @@ def _storing(M, i, j, X, Y, w):
     (_data_index, ("X", "Y"), False),  # an index read from the table is not taken out
     (_own_call, ("X", "Y"), False),  # a function of the module's may read anything
     (_storing, ("X", "Y"), False),
-    (_decorated, ("X",), True)])
+    (decorated_cell, ("X",), True)])
 def test_cells_run_anywhere_when_straight_and_reading_only_the_table(func, hoist, anywhere):
     assert read_cell(func, 2).runs_anywhere(hoist) is anywhere
 

@@ -9,7 +9,7 @@ from depgraph.frontend.ir import read_cell
 from depgraph.frontend.source import function_namespace
 from runtime.backends.emit import compile_source
 from runtime.backends.rewrite import rewrite_reads
-from sources import hoisted_loads, mixed_cell
+from sources import decorated_cell, hoisted_loads, mixed_cell
 
 
 def test_a_moved_index_keeps_its_loads_in_the_cell():
@@ -58,20 +58,8 @@ def test_rewritten_cell_given_its_loads_computes_what_the_cell_computes():
         "_dg_check", "_dg_arg0", "_dg_arg1", "_dg_arg2", "_dg_arg3"]
 
 
-X = np.arange(4)
-
-
-def _keep(*_):
-    return lambda f: f
-
-
-@_keep(X[0])  # a load outside the body: not the cell's
-def _decorated(M, i, j, X):
-    return X[i] + M[i - 1, j]
-
-
 def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
-    loads = hoisted_loads(_decorated, ("X",))
+    loads = hoisted_loads(decorated_cell, ("X",))
     assert loads == [("X", ("{0}",))]
-    src = rewrite_reads(read_cell(_decorated, 2), "RD", "g", hoist=("X",))
+    src = rewrite_reads(read_cell(decorated_cell, 2), "RD", "g", hoist=("X",))
     assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
