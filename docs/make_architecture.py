@@ -25,7 +25,8 @@ PACKAGES = ("depgraph", "patterns", "runtime")
 #: Each is ``(name, what it owns, module prefixes)``.
 LAYERS = (
     ("model", "the recurrence, errors, sizes; the eight patterns' geometry",
-     ("depgraph.errors", "depgraph.memory", "depgraph.model", "patterns")),
+     ("depgraph.errors", "depgraph.memory", "depgraph.model", "depgraph.usercache",
+      "patterns")),
     ("frontend", "a file and a cell function read: the trace, the cell IR",
      ("depgraph.frontend",)),
     ("analysis", "the DAG, Algorithm 1's stages, regions and patterns",

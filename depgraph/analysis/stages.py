@@ -20,6 +20,7 @@ import numpy as np
 
 from depgraph.analysis.graph import DependencyGraph
 from depgraph.errors import CycleError
+from depgraph.usercache import compiled
 
 __all__ = ["Stages", "peel", "stages"]
 
@@ -60,37 +61,32 @@ class Stages:
         return self.order[self.ptr[k] : self.ptr[k + 1]]
 
 
-def _peel_kernel():  # compiled lazily, cached on disk by numba
-    from numba import njit
-
-    @njit(cache=True, nogil=True)
-    def peel_csr(indptr, rindptr, rindices):  # pragma: no cover - compiled
-        n = len(indptr) - 1
-        remaining = np.empty(n, np.int64)
-        stage = np.full(n, -1, np.int32)
-        queue = np.empty(n, np.int64)
-        tail = 0
-        for v in range(n):
-            remaining[v] = indptr[v + 1] - indptr[v]
-            if remaining[v] == 0:
-                stage[v] = 0
-                queue[tail] = v
+def _peel_csr(indptr, rindptr, rindices):  # pragma: no cover - compiled
+    """The loop of :func:`peel`, compiled (:func:`depgraph.usercache.compiled`)."""
+    n = len(indptr) - 1
+    remaining = np.empty(n, np.int64)
+    stage = np.full(n, -1, np.int32)
+    queue = np.empty(n, np.int64)
+    tail = 0
+    for v in range(n):
+        remaining[v] = indptr[v + 1] - indptr[v]
+        if remaining[v] == 0:
+            stage[v] = 0
+            queue[tail] = v
+            tail += 1
+    head = 0
+    while head < tail:
+        v = queue[head]
+        head += 1
+        nxt = stage[v] + 1
+        for k in range(rindptr[v], rindptr[v + 1]):
+            u = rindices[k]
+            remaining[u] -= 1
+            if remaining[u] == 0:
+                stage[u] = nxt
+                queue[tail] = u
                 tail += 1
-        head = 0
-        while head < tail:
-            v = queue[head]
-            head += 1
-            nxt = stage[v] + 1
-            for k in range(rindptr[v], rindptr[v + 1]):
-                u = rindices[k]
-                remaining[u] -= 1
-                if remaining[u] == 0:
-                    stage[u] = nxt
-                    queue[tail] = u
-                    tail += 1
-        return stage, queue[:tail]
-
-    return peel_csr
+    return stage, queue[:tail]
 
 
 _KERNEL = None
@@ -111,7 +107,7 @@ def peel(graph: DependencyGraph) -> tuple[np.ndarray, np.ndarray]:
     """
     global _KERNEL
     if _KERNEL is None:
-        _KERNEL = _peel_kernel()
+        _KERNEL = compiled(_peel_csr)
     stage, order = _KERNEL(graph.indptr, graph.rindptr, graph.rindices)
     if len(order) < graph.n_nodes:
         raise CycleError(_find_cycle(graph, stage))

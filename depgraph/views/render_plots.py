@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from depgraph.usercache import compiled
 from patterns import BY_CODE, PATTERNS, REGION_CODE, REGIONS, breaking_regions
 
 if TYPE_CHECKING:
@@ -97,34 +98,29 @@ def block_max(a: np.ndarray, max_rows: int = MAX_PIXELS,
 _WALK = None
 
 
-def _walk_kernel():  # compiled lazily, cached on disk by numba
-    from numba import njit
-
-    @njit(cache=True, nogil=True)
-    def walk(indptr, indices, stage, start, path):  # pragma: no cover - compiled
-        v = start
-        for k in range(len(path)):
-            path[k] = v
-            want = stage[v] - 1
-            if want < 0:
-                return k + 1
-            # dependencies one stage lower; take the (k mod count)-th, so that among
-            # equally long paths a staircase is drawn rather than a walk along an edge
-            count = 0
-            for e in range(indptr[v], indptr[v + 1]):
-                if stage[indices[e]] == want:
-                    count += 1
-            pick = k % count
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                if stage[u] == want:
-                    if pick == 0:
-                        v = u
-                        break
-                    pick -= 1
-        return len(path)
-
-    return walk
+def _walk(indptr, indices, stage, start, path):  # pragma: no cover - compiled
+    """The loop of :func:`critical_path`, compiled (:func:`depgraph.usercache.compiled`)."""
+    v = start
+    for k in range(len(path)):
+        path[k] = v
+        want = stage[v] - 1
+        if want < 0:
+            return k + 1
+        # dependencies one stage lower; take the (k mod count)-th, so that among
+        # equally long paths a staircase is drawn rather than a walk along an edge
+        count = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            if stage[indices[e]] == want:
+                count += 1
+        pick = k % count
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if stage[u] == want:
+                if pick == 0:
+                    v = u
+                    break
+                pick -= 1
+    return len(path)
 
 
 def critical_path(indptr: np.ndarray, indices: np.ndarray, stage: np.ndarray,
@@ -145,7 +141,7 @@ def critical_path(indptr: np.ndarray, indices: np.ndarray, stage: np.ndarray,
     """
     global _WALK
     if _WALK is None:
-        _WALK = _walk_kernel()
+        _WALK = compiled(_walk)
     start = int(start)
     dtype = np.int32 if len(stage) <= np.iinfo(np.int32).max else np.int64
     path = np.empty(int(stage[start]) + 1, dtype=dtype)

@@ -1,5 +1,5 @@
-"""Compiled kernels, cached per cell function and reused; where depgraph keeps what it
-measured once on a machine.
+"""Compiled kernels, cached per cell function and reused (in memory; what depgraph keeps
+on disk is :mod:`depgraph.usercache`'s).
 
 A compiled kernel depends on everything the cell function's compiled form reads: its code,
 its closure values and defaults (numba freezes both as constants) and the values of the
@@ -17,24 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import os
 import types
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["KernelCache", "CACHE", "cache_root", "cell_digest"]
-
-
-def cache_root() -> Path:
-    """Where depgraph keeps what it measured once on a machine (the GPU cost model's
-    calibration, the strips' cell orders): ``$DEPGRAPH_CACHE``, else
-    ``$XDG_CACHE_HOME/depgraph``, else ``~/.cache/depgraph``."""
-    return Path(os.environ.get("DEPGRAPH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "depgraph"))
+__all__ = ["KernelCache", "CACHE", "cell_digest"]
 
 
 def _code(code: types.CodeType) -> tuple[Any, ...]:

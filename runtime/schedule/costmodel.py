@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import json
 import math
 import re
 import sys
@@ -71,7 +70,7 @@ import numpy as np
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.model import Progress, Recurrence, recurrence
 from patterns import BY_CODE, DIAGONAL_FLIPS
-from runtime.backends.cache import cache_root
+from depgraph.usercache import cache_root, read_json, write_json
 from runtime.backends.cuda import (
     bands,
     cells,
@@ -181,12 +180,12 @@ def calibration(refresh: bool = False, progress: Progress | None = None) -> Cali
     path = cache_path(card)
     cal = None
     code = measured_code()
-    if path.exists() and not refresh:
+    raw = None if refresh else read_json(path)
+    if raw is not None:
         try:
-            raw = json.loads(path.read_text())
             raw["barrier_s"] = tuple(tuple(x) for x in raw["barrier_s"])
             cal = Calibration(**raw)
-        except (ValueError, TypeError, KeyError):
+        except (TypeError, KeyError):
             cal = None  # an old or damaged file: measure again
         if cal is not None and (cal.code != code or cal.device != card):
             cal = None
@@ -195,11 +194,7 @@ def calibration(refresh: bool = False, progress: Progress | None = None) -> Cali
                          f"(cached in {path}); steps", MEASURE_STEPS)
                 if progress else lambda step: None)
         cal = measure(card, code, done)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(asdict(cal), indent=1))
-        except OSError:
-            pass  # a read-only home: keep it in memory
+        write_json(path, asdict(cal))
     _MEMO[card] = cal
     return cal
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -26,9 +25,10 @@ from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import Narrowing, narrowing
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.model import Recurrence
+from depgraph.usercache import cache_root, read_json, write_json
 from patterns import DIAGONAL_FLIPS, PATTERNS, frame_offset
 from runtime.backends import intrinsics
-from runtime.backends.cache import CACHE, cache_root
+from runtime.backends.cache import CACHE
 from runtime.backends.cuda import device
 from runtime.backends.cuda.cells import (
     argument_loads,
@@ -217,7 +217,7 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
     ``ORDER_PROBE_STRIPS`` strips of ``rec``'s table (all its columns, so the same two
     compiled kernels as the fill), each order ``ORDER_PROBE_RUNS`` times, the first run
     of each left out.  Chosen once per cell function and kernel in a process, and kept
-    on disk (:func:`runtime.backends.cache.cache_root`, ``strip-orders.json``) under a
+    on disk (:func:`depgraph.usercache.cache_root`, ``strip-orders.json``) under a
     digest of the device, numba's version, the cell function's code and both kernels'
     generated source, so a later process compiles only the chosen kernel, and a change to
     either kernel's source times the orders again.  A stale entry (say the cell's globals
@@ -278,23 +278,14 @@ def _orders_path() -> Path:
 def _cached_orders() -> dict[str, bool]:
     """:func:`strip_order`'s choices kept on disk (none when the file is missing or
     damaged)."""
-    try:
-        raw = json.loads(_orders_path().read_text())
-    except (OSError, ValueError):
-        return {}
+    raw = read_json(_orders_path())
     return {k: v for k, v in raw.items() if isinstance(v, bool)} if isinstance(raw, dict) else {}
 
 
 def _keep_order(key: str, chosen: bool) -> None:
     """Add a choice to the file of :func:`_cached_orders` (kept in memory only where the
     file cannot be written)."""
-    orders = {**_cached_orders(), key: chosen}
-    try:
-        path = _orders_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(orders, indent=1, sort_keys=True))
-    except OSError:
-        pass
+    write_json(_orders_path(), {**_cached_orders(), key: chosen})
 
 
 def strip_grid(cuda: Any, nstrips: int) -> int:

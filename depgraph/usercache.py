@@ -1,0 +1,114 @@
+"""What depgraph keeps between runs, in the user's cache folder.
+
+- :func:`cache_root`: ``$DEPGRAPH_CACHE``, else ``$XDG_CACHE_HOME/depgraph``, else
+  ``~/.cache/depgraph``; its folders are made readable by their owner only, since numba's
+  cache entries are pickles, which run code when loaded.
+- :func:`read_json` / :func:`write_json`: small measured facts (the GPU cost model's
+  calibration, the strips' cell orders); a missing, damaged or unreadable file reads as
+  none, and a file that cannot be written is skipped.
+- :func:`compiled`: ``numba.njit(cache=True)`` whose cache lives under the cache root, not
+  in the installed package's ``__pycache__``, and whose entries that cannot be loaded
+  (damaged, from another numba) are a miss, compiled again, not an error.
+
+Assumptions: the cache is a convenience: anything in it may be missing or damaged, and
+depgraph then measures or compiles again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["cache_root", "folder", "read_json", "write_json", "compiled"]
+
+
+def cache_root() -> Path:
+    """The folder depgraph keeps its caches in (not created here).
+
+    Examples
+    --------
+    >>> cache_root().is_absolute() or "DEPGRAPH_CACHE" in os.environ
+    True
+    """
+    return Path(os.environ.get("DEPGRAPH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "depgraph"))
+
+
+def folder(name: str) -> Path:
+    """The cache root's folder ``name``, made (owner only) if missing; ``OSError`` when
+    it cannot be."""
+    root = cache_root()
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = root / name
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in ``path``; ``None`` when it is missing, damaged or unreadable."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` to ``path`` whole (a temporary file renamed over it, so a reader
+    never sees half of one); nothing happens where the cache cannot be written."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError:
+        return  # a read-only home: what was measured stays in memory
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(value, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:  # a full disk: no half-written file left behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def compiled(func: Callable[..., Any], **options: Any) -> Any:
+    """``numba.njit(cache=True, nogil=True, **options)(func)`` (nogil: the CLI's main thread
+    takes an interrupt while it runs) with its cache in the cache root's ``numba`` folder (no cache at all where that cannot be made), loading an entry that
+    fails as a miss."""
+    from numba import config, njit  # numba: when the first compiled helper is needed
+
+    try:
+        where = folder("numba")
+    except OSError:
+        return njit(nogil=True, **options)(func)
+    before = config.CACHE_DIR
+    config.CACHE_DIR = str(where)  # read when the dispatcher picks its cache's place
+    try:
+        dispatcher = njit(cache=True, nogil=True, **options)(func)
+    finally:
+        config.CACHE_DIR = before
+    cache = dispatcher._cache  # numba's disk cache of this function
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_or_miss(sig: Any, target_context: Any) -> Any:
+        try:
+            return load(sig, target_context)
+        except Exception:  # damaged, truncated, or written by another numba
+            try:
+                cache.flush()  # a fresh, empty index over the damaged one
+            except OSError:
+                pass
+            return None
+
+    def save_or_skip(sig: Any, data: Any) -> None:
+        try:
+            save(sig, data)
+        except Exception:  # what cannot be kept is compiled again next time
+            pass
+
+    cache.load_overload, cache.save_overload = load_or_miss, save_or_skip
+    return dispatcher
