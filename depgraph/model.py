@@ -95,16 +95,55 @@ class Family:
         return f"Family({self.name!r})"
 
 
+def _integer(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def _check_shape(shape: Sequence[int] | int) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
+    """The shape as a tuple of Python ints; ``UsageError`` unless every extent is a
+    positive integer (a float extent is refused, not truncated).
+
+    Examples
+    --------
+    >>> _check_shape((3.5, 5))
+    Traceback (most recent call last):
+    ...
+    depgraph.errors.UsageError: shape must be a tuple of positive integers, got (3.5, 5): 3.5 is a float
+    """
+    if _integer(shape):
+        shape = (int(shape),)  # type: ignore[arg-type]
     try:
-        out = tuple(int(s) for s in shape)
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}") from exc
-    if not out or any(s < 1 for s in out):
+        extents = tuple(shape)  # type: ignore[arg-type]
+    except TypeError:
+        raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}") from None
+    odd = next((s for s in extents if not _integer(s)), None)
+    if odd is not None:
+        raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}: "
+                         f"{odd!r} is a {type(odd).__name__}")
+    if not extents or any(s < 1 for s in extents):
         raise UsageError(f"shape must be a tuple of positive integers, got {shape!r}")
-    return out
+    return tuple(int(s) for s in extents)
+
+
+def _check_dtype(dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype; ``UsageError`` unless it holds numbers (booleans,
+    integers, floats or complex numbers: what the backends compute and compare).
+
+    Examples
+    --------
+    >>> _check_dtype("U1")
+    Traceback (most recent call last):
+    ...
+    depgraph.errors.UsageError: dtype <U1 is not a number type: tables hold booleans, integers, floats or complex numbers
+    """
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise UsageError(f"dtype {dtype!r} is not a NumPy dtype") from None
+    if dt.kind not in "biufc":
+        raise UsageError(f"dtype {dt} is not a number type: tables hold booleans, integers, "
+                         "floats or complex numbers")
+    return dt
 
 
 def recurrence(
@@ -136,7 +175,7 @@ def recurrence(
     Recurrence('fib', shape=(6,), dtype=int64)
     """
     shape_t = _check_shape(shape)
-    dt = np.dtype(dtype)
+    dt = _check_dtype(dtype)
     args_t = tuple(args)
 
     def wrap(func: Callable[..., Any]) -> Recurrence:

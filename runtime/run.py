@@ -35,17 +35,19 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends import cpu, python
-from runtime.backends.cpu_score import (
-    checks,
-    cpu_score,
-    raise_out_of_bounds,
-    ring_buffer,
-    ring_kernel,
-)
+from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
+from runtime.backends.diagnose import explain
 from runtime.backends.cuda import bands, steps, strips, tiles
 from runtime.backends.cuda import score as gpu
 from runtime.backends.cuda.device import require
-from runtime.backends.walk import ScorePlan, ScoreResult, ring_result
+from runtime.backends.walk import (
+    ScorePlan,
+    ScoreResult,
+    checks,
+    raise_found,
+    ring_result,
+    value_bounds,
+)
 from runtime.schedule import costmodel
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
 from runtime.schedule.plan import Plan, make_plan
@@ -267,6 +269,20 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back
     return _cuda(rec, schedule, plan, copy_back, progress)
 
 
+def _check_host_memory(rec: Recurrence, tables: int) -> None:
+    """``TooLargeError`` before any work when ``tables`` copies of the table (the plan's
+    sequential reference, the table filled) do not fit in the memory available."""
+    need = tables * rec.cells * rec.dtype.itemsize
+    free = memory.available_memory()
+    if need > free:
+        raise TooLargeError(
+            f"filling {rec.name!r} at shape {rec.shape} holds {tables} {rec.dtype} table(s) "
+            f"in memory (the sequential reference the plan checks the reads with, and the "
+            f"table filled): {format_bytes(need)}, more than the {format_bytes(free)} "
+            f"available; fill a smaller size, or keep only the score "
+            f"({setting('score', True)}: O(n) memory)")
+
+
 def fill(
     rec: Recurrence,
     backend: str = "auto",
@@ -315,6 +331,8 @@ def fill(
         raise UsageError(f"{setting('schedule', schedule)} runs on the cuda backend")
     if name == "cuda":
         require()
+    if name != "python":  # the trace checks its own memory
+        _check_host_memory(rec, (plan is None) + (name == "cpu" or copy_back))
     ir = plan.ir if plan is not None else cell_ir(rec)
     tracing = progress("tracing cells", rec.cells) if progress else None
     if name == "python":
@@ -325,11 +343,16 @@ def fill(
             plan = make_plan(rec, ir, need_stages=schedule in ("stages", "ready"),
                              progress=tracing)
         except CompileError as exc:
-            if backend != "auto":
-                raise
-            notes.append(f"auto: falling back to the python backend: {exc}")
-            name = "python"
-            plan = make_plan(rec, ir, need_stages=True, progress=tracing)
+            explained = explain(rec, exc)
+            if explained is exc:  # the cell compiles alone, its checked reads do not
+                notes.append(f"reads not checked by a compiled sweep ({exc}); traced instead")
+                plan = make_plan(rec, ir, need_stages=True, progress=tracing)
+            elif backend != "auto":
+                raise explained from None
+            else:
+                notes.append(f"auto: falling back to the python backend: {explained}")
+                name = "python"
+                plan = make_plan(rec, ir, need_stages=True, progress=tracing)
     notes.extend(plan.notes)
     sched, why_schedule = choose_schedule(schedule, plan, name)
     if sched in ("stages", "ready") and plan.analysis is None:
@@ -340,8 +363,8 @@ def fill(
                                                                 copy_back, progress)
     except CompileError as exc:
         if backend != "auto":
-            raise
-        notes.append(f"auto: falling back to the python backend: {exc}")
+            raise explain(rec, exc) from None
+        notes.append(f"auto: falling back to the python backend: {explain(rec, exc)}")
         name = "python"
         table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
                                                                 copy_back, progress)
@@ -388,25 +411,29 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
         notes.append(f"the last {plan.keep} {slices} kept")
         B, run_s = python.python_score(rec, plan, cells)
         return ring_result(plan, B, plan.last(rec.shape), backend, run_s, 0.0, notes)
+    bounds = value_bounds(rec, ir, BY_CODE[plan.pattern].steps((n, m)))
+    if bounds is not None:
+        notes.append(f"each value checked as stored: no proof it fits {rec.dtype}")
     if backend == "cpu":
-        return cpu_score(rec, ir, plan, cells, notes)
-    return _gpu_score(rec, ir, plan, notes)
+        return cpu_score(rec, ir, plan, bounds, cells, notes)
+    return _gpu_score(rec, ir, plan, bounds, notes)
 
 
-def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, notes: list[str]) -> ScoreResult:
+def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, int] | None,
+               notes: list[str]) -> ScoreResult:
     """The GPU score: a ring of rows (columns), every read checked on the device; or a
-    diagonal walk by the register strips or a window of anti-diagonals, its edge cells
-    checked on the CPU first."""
+    diagonal walk by the register strips (where no value can misfit: ``bounds`` is
+    ``None``) or a window of anti-diagonals, its edge cells checked on the CPU first."""
     n, m = rec.shape
     slices = ("rows", "columns")[plan.axis]
     if not plan.gpu:  # rows or columns: a ring, every read checked on the device
-        ring = gpu.ring_score_fill(rec, ir, BY_CODE[plan.pattern].index, plan.keep)
-        raise_out_of_bounds(ring.ck[None, :], rec.shape)
+        ring = gpu.ring_score_fill(rec, ir, BY_CODE[plan.pattern].index, plan.keep, bounds)
+        raise_found(ring.ck[None, :], rec)
         notes += [f"the last {plan.keep} {slices} kept",
                   f"one cooperative launch, a grid barrier between {slices}"]
         return replace(ring_result(plan, ring.ring, plan.last(rec.shape), "cuda",
                                    ring.compute_s, ring.compile_s, notes), h2d_s=ring.h2d_s)
-    kern = ring_kernel(rec, ir, plan, False)
+    kern = ring_kernel(rec, ir, plan, False, bounds)
     B = ring_buffer(rec, plan)
     ck = checks(1, rec.shape)
     bar = np.zeros(1, dtype=np.int64)
@@ -417,10 +444,12 @@ def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, notes: list[str]) -
     if plan.left:
         check_s += cpu.call(kern, B, ck, bar, 1, K, n, min(m, plan.left), n, m,
                             *rec.args).run_s
-    raise_out_of_bounds(ck, rec.shape)
+    raise_found(ck, rec)
     index = BY_CODE[plan.pattern].index
-    res = (gpu.strip_score_fill(rec, ir, index) if strips.serves_strips(rec, ir, plan.pattern)
-           else gpu.score_fill(rec, ir, index))
+    res = (gpu.strip_score_fill(rec, ir, index)
+           if bounds is None and strips.serves_strips(rec, ir, plan.pattern)
+           else gpu.score_fill(rec, ir, index, bounds))
+    raise_found(res.ck, rec)
     notes += [res.note,
               f"edge cells checked on the CPU first ({K} rows, {min(m, plan.left)} columns)"]
     return ScoreResult(res.value, res.cell, plan.pattern, "cuda", res.kept,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sources import THESIS, same
-from stencil import make_stencil, pattern_offsets
+from stencil import acyclic_offsets, make_stencil, pattern_offsets
 
 from depgraph import Family, analyze, cell_ir, fill, load, recurrence
 from depgraph.errors import CompileError, NoPatternError, UsageError
@@ -70,6 +70,24 @@ def test_random_stencils_every_matching_pattern(code, n, m, count, seed, floats)
         same(fill(rec, backend="cuda", schedule="stages").table, reference)
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 5), m=st.integers(1, 5), count=st.integers(1, 4),
+       seed=st.integers(0, 2**31),
+       dtype=st.sampled_from([np.int32, np.int64, np.float32, np.float64]),
+       pi=st.sampled_from([(1, 0), (0, 1), (1, 1), (1, -1), (-1, 1), (2, 1), (1, -2)]))
+def test_random_stencils_every_backend_and_schedule(n, m, count, seed, dtype, pi):
+    # reads at random offsets a random order allows (within a pattern's regions or none),
+    # per cell a random subset; every backend and schedule against the trace's values
+    rng = np.random.default_rng(seed)
+    rec = make_stencil(acyclic_offsets(rng, pi, reach=2, count=count), (n, m), seed, dtype)
+    reference = analyze(rec).table
+    combos = COMBOS + ([("cuda", "ready")] if rec.dtype in steps.ATOMIC_DTYPES else [])
+    for backend, schedule in combos:
+        r = fill(rec, backend=backend, schedule=schedule, verify=True)
+        assert r.backend == backend and r.table.dtype == rec.dtype
+        same(r.table, reference)
+
+
 @pytest.mark.parametrize("shape", [(1, 9), (9, 1), (3, 8), (8, 3)])
 def test_thin_and_non_square(shape):
     @recurrence(shape=shape, dtype=np.int64)
@@ -100,7 +118,8 @@ def test_three_dimensional_stage_fill():
         fill(box, backend="cpu", schedule="pattern")
 
 
-def test_auto_without_pattern_uses_stages_and_says_why(write_rec):
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_auto_without_pattern_uses_stages_and_says_why(write_rec, backend):
     from depgraph import load
 
     rec = load(write_rec("""
@@ -112,10 +131,10 @@ def zig(M, i, j):
         return M[i - 1, j] + (M[i, j - 1] if j > 0 else 0)
     return M[i - 1, j] + (M[i, j + 1] if j < 4 else 0)
 """))
-    r = fill(rec, backend="cpu", verify=True)
+    r = fill(rec, backend=backend, verify=True)
     assert r.schedule == "stages" and "no pattern fits" in " ".join(r.notes)
     with pytest.raises(NoPatternError, match=r"reads fall in Left, Right, Up.*RUD by Left, Right"):
-        fill(rec, backend="cpu", schedule="pattern")
+        fill(rec, backend=backend, schedule="pattern")
 
 
 def test_compile_failure_names_the_problem_and_auto_falls_back(write_rec):

@@ -68,7 +68,8 @@ class Read:
     offset from the cell's own index, ``None`` where there is none (all ``None`` when the
     number of indices is not the table's); ``text``: the subscript; ``line``: its line in
     the definition (the ``def`` or its first decorator is line 1); ``order``: its place in
-    the walk of the definition (:attr:`CellIR.reassigned` shares it).
+    the walk of the definition (:attr:`CellIR.reassigned` shares it); ``one_cell``: whether
+    it names one cell (one index per axis, none a slice or starred).
     """
 
     index: tuple[str, ...]
@@ -76,6 +77,7 @@ class Read:
     text: str
     line: int
     order: int
+    one_cell: bool
 
     @property
     def constant(self) -> bool:
@@ -103,7 +105,9 @@ class Guard:
 
 @dataclass(frozen=True, eq=False)
 class CellIR:
-    """What the cell function's source says (module docstring).
+    """What the cell function's source says (module docstring).  ``other_use`` is the
+    line of the first use of ``M`` other than a read, ``escape`` of the first other than
+    a read or an extent (``M.shape``); ``None`` when there is none.
 
     Examples
     --------
@@ -134,6 +138,7 @@ class CellIR:
     reads: tuple[Read, ...]
     reassigned: tuple[tuple[str, int, int], ...]
     other_use: int | None
+    escape: int | None
     loads: tuple[Load, ...]
     unhoistable: bool
     assigned: frozenset[str]
@@ -154,6 +159,33 @@ class CellIR:
             return f"index {name!r} is reassigned (line {line})"
         if self.other_use is not None:
             return f"{self.table!r} is used other than by reads (line {self.other_use})"
+        return None
+
+    @property
+    def hidden(self) -> str | None:
+        """Why redirecting the subscripts of ``M`` in the source would not catch every
+        read and write of ``M`` the cell makes, or ``None``: no source, ``M`` used other
+        than by reads and its extents (``M.shape``: written, aliased, passed to a
+        function), or a read of more than one cell (a slice).  Compiled code that checks
+        or serves the reads needs ``None``.
+
+        Examples
+        --------
+        >>> def alias(M, i, j):
+        ...     T = M
+        ...     return T[i - 1, j]
+        >>> def rows(M, i, j):
+        ...     return M[i - 1, :].max()
+        >>> read_cell(alias, 2).hidden, read_cell(rows, 2).hidden
+        ("'M' is used other than by reads (line 2)", 'the read M[i - 1, :] (line 2) is not of one cell')
+        """
+        if self.unavailable:
+            return self.unavailable
+        if self.escape is not None:
+            return f"{self.table!r} is used other than by reads (line {self.escape})"
+        partial = next((r for r in self.reads if not r.one_cell), None)
+        if partial is not None:
+            return f"the read {partial.text} (line {partial.line}) is not of one cell"
         return None
 
     def definition(self) -> ast.FunctionDef:
@@ -340,6 +372,10 @@ def _guard(s: ast.stmt) -> bool:
             and isinstance(s.body[0], ast.Return) and s.body[0].value is not None)
 
 
+#: Attributes of ``M`` that read no cell.
+_EXTENTS = frozenset({"shape", "ndim", "size", "dtype"})
+
+
 def _extent(node: ast.Subscript) -> bool:
     """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k``."""
     return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
@@ -376,7 +412,7 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
     try:
         source = definition_source(func, ndim)
     except SourceUnavailable as exc:
-        return CellIR(func, ndim, None, str(exc), "M", (), (), (), (), None, (), True,
+        return CellIR(func, ndim, None, str(exc), "M", (), (), (), (), None, None, (), True,
                       frozenset(), (), False)
     fn = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     names = [a.arg for a in fn.args.args]
@@ -391,10 +427,16 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
             elts = _elements(node)
             offsets = tuple(index_offset(e, x) for e, x in zip(elts, index)) \
                 if len(elts) == ndim else (None,) * ndim
+            one_cell = len(elts) == ndim and not any(
+                isinstance(e, (ast.Slice, ast.Starred)) for e in elts)
             reads.append(Read(tuple(ast.unparse(e) for e in elts), offsets,
-                              ast.unparse(node), node.lineno, order))
+                              ast.unparse(node), node.lineno, order, one_cell))
     other = next((n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name)
                   and n.id == table and id(n) not in subscripts), None)
+    extents = {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Attribute)
+               and isinstance(n.value, ast.Name) and n.attr in _EXTENTS}
+    escape = next((n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name)
+                   and n.id == table and id(n) not in subscripts | extents), None)
     finder = LoadFinder(params, index)
     for stmt in fn.body:
         finder.visit(stmt)
@@ -406,7 +448,7 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
     guards = tuple(Guard(ast.unparse(s.test), ast.unparse(s.body[0].value), s.lineno)
                    for s in fn.body if _guard(s))
     return CellIR(func, ndim, source, None, table, tuple(index), tuple(params), tuple(reads),
-                  tuple(reassigned), other, tuple(finder.found), unhoistable, _stored(fn),
+                  tuple(reassigned), other, escape, tuple(finder.found), unhoistable, _stored(fn),
                   guards, _straight(fn.body, function_namespace(func)))
 
 

@@ -23,8 +23,9 @@ __all__ = ["load_module", "definitions", "pick", "load"]
 def load_module(path: str | Path) -> ModuleType:
     """Execute a recurrence file as a fresh module.
 
-    A missing file is a ``UsageError``; an exception while running it is a
-    ``RecurrenceError`` naming the file and line.
+    A missing file is a ``UsageError``; an exception while running it (a recurrence
+    defined with a bad shape or dtype, ``sys.exit``) is a ``RecurrenceError`` naming the
+    file and line.
     """
     p = Path(path)
     if not p.is_file():
@@ -37,17 +38,27 @@ def load_module(path: str | Path) -> ModuleType:
     sys.modules[name] = module  # numba needs the module importable for its caches
     try:
         spec.loader.exec_module(module)
+    except UsageError as exc:  # a recurrence defined wrongly: the file is what is invalid
+        raise RecurrenceError(f"{path}{_line(exc, p)}: {exc}") from None
     except DepgraphError:
         raise
     except SyntaxError as exc:
         raise RecurrenceError(f"{path}, line {exc.lineno}: syntax error: {exc.msg}") from None
-    except Exception as exc:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(p)]
-        where = f", line {frames[-1].lineno}" if frames else ""
+    except SystemExit as exc:  # a script's exit, even exit(0), leaves no recurrence
         raise RecurrenceError(
-            f"{path}{where}: running the file failed: {type(exc).__name__}: {exc}"
+            f"{path}{_line(exc, p)}: the file called sys.exit({exc.code!r}) while loading; a "
+            "recurrence file only defines recurrences") from None
+    except Exception as exc:
+        raise RecurrenceError(
+            f"{path}{_line(exc, p)}: running the file failed: {type(exc).__name__}: {exc}"
         ) from None
     return module
+
+
+def _line(exc: BaseException, path: Path) -> str:
+    """``, line N``: the last line of ``path`` in ``exc``'s traceback ("" if none)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    return f", line {frames[-1].lineno}" if frames else ""
 
 
 def definitions(module: ModuleType) -> dict[str, Recurrence | Family]:
@@ -126,9 +137,11 @@ def load(path: str | Path, name: str | None = None, size: int | None = None) -> 
             raise UsageError(f"{setting('size', size)}: a size must be a positive integer")
         try:
             return obj(size)
+        except UsageError as exc:
+            raise RecurrenceError(f"family {obj.name!r} at size {size}: {exc}") from None
         except DepgraphError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise RecurrenceError(
                 f"family {obj.name!r} failed at size {size}: {type(exc).__name__}: {exc}"
             ) from None

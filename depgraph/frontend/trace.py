@@ -38,7 +38,7 @@ from depgraph.errors import (
 from depgraph.memory import format_bytes
 from depgraph.model import Recurrence
 
-__all__ = ["Trace", "trace", "estimate_trace_bytes"]
+__all__ = ["Trace", "trace", "estimate_trace_bytes", "check_value"]
 
 #: Memory a trace needs per cell, beyond the reads: the value slot and object, the
 #: finish order, the stack flag and the final table and graph arrays (measured on LCS).
@@ -209,6 +209,22 @@ def _make_table_class(
     return cls
 
 
+def _failure(exc: Exception) -> str:
+    """What a cell function's own exception says; for numba refusing the traced table
+    (``M`` passed to a compiled helper), what to do instead.
+
+    Examples
+    --------
+    >>> _failure(ZeroDivisionError("division by zero"))
+    'ZeroDivisionError: division by zero'
+    """
+    if type(exc).__module__.startswith("numba") and f"{__name__}.M'" in str(exc):
+        return ("M is passed to a numba-compiled function, whose reads depgraph cannot see "
+                "and so cannot order the fill by: read M in the cell function itself and "
+                "pass the values to that function")
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _cycle_from_stack(stack: list[int], y: int, shape: tuple[int, ...]) -> CycleError:
     start = stack.index(y)
     path = [*stack[start:], y]
@@ -307,15 +323,13 @@ def trace(
             except RecursionError:
                 raise CellFunctionError(idx, "RecursionError inside the cell function") from None
             except Exception as exc:  # the user's own error: keep its message
-                raise CellFunctionError(idx, f"{type(exc).__name__}: {exc}") from None
+                raise CellFunctionError(idx, _failure(exc)) from None
             if v is None:
-                raise CellFunctionError(idx, "it returned None; every cell needs a value")
+                check_value(idx, v, rec.dtype)
             try:
                 values[x] = conv(v)
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise CellFunctionError(
-                    idx, f"it returned {v!r}, which is not a {rec.dtype} value ({exc})"
-                ) from None
+            except (TypeError, ValueError, OverflowError):
+                check_value(idx, v, rec.dtype)
             stack.pop()
             on_stack[x] = 0
             done.append(x)
@@ -357,12 +371,30 @@ def _to_table(values: list[Any], rec: Recurrence, done: array) -> np.ndarray:
         return np.array(values, dtype=rec.dtype).reshape(rec.shape)
     except (OverflowError, ValueError) as exc:
         for flat, v in enumerate(values):
-            try:
-                np.array(v, dtype=rec.dtype)
-            except (OverflowError, ValueError):
-                cell = np.unravel_index(flat, rec.shape)
-                raise CellFunctionError(
-                    tuple(int(c) for c in cell),
-                    f"its value {v!r} does not fit the table's dtype {rec.dtype}",
-                ) from None
+            check_value(tuple(int(c) for c in np.unravel_index(flat, rec.shape)), v, rec.dtype)
         raise CellFunctionError((), str(exc)) from None
+
+
+def check_value(cell: Sequence[int], value: Any, dtype: np.dtype) -> None:
+    """``CellFunctionError`` naming ``cell`` unless ``value`` is a value of a ``dtype``
+    table: not ``None``, converted as the trace converts it, within the dtype's range.
+
+    Examples
+    --------
+    >>> check_value((3, 8), 165, np.dtype(np.int8))
+    Traceback (most recent call last):
+    ...
+    depgraph.errors.CellFunctionError: cell (3, 8): the cell function failed: its value 165 does not fit the table's dtype int8
+    """
+    if value is None:
+        raise CellFunctionError(cell, "it returned None; every cell needs a value")
+    try:
+        converted = _converter(dtype)(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise CellFunctionError(
+            cell, f"it returned {value!r}, which is not a {dtype} value ({exc})") from None
+    try:
+        np.array(converted, dtype=dtype)
+    except (OverflowError, ValueError):
+        raise CellFunctionError(
+            cell, f"its value {value!r} does not fit the table's dtype {dtype}") from None

@@ -6,8 +6,9 @@ what they are made of; the cell function is called from them as a compiled funct
 
 - ``sweep``: one core, a lexicographic order (:class:`patterns.Sweep`).  Its *checked*
   form runs a rewrite of the cell function whose reads of ``M`` record the region of
-  every read and the first out-of-bounds read: one pass is both the sequential
-  reference fill and an exact check of the reads at this size and with these inputs.
+  every read and the first out-of-bounds read, and records the first cell of an integer
+  table whose value does not fit its dtype: one pass is both the sequential reference
+  fill and an exact check of the reads and values at this size and with these inputs.
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
   between steps.
@@ -52,14 +53,18 @@ __all__ = [
     "touched_table",
     "barrier_threads",
     "OOB",
+    "MISFIT",
     "Timing",
 ]
 
 #: Checked reads set ``ck[code] = 1`` for each region code read (0-8, see
 #: ``patterns.regions``) and record an out-of-bounds read at ``ck[OOB:OOB + 5]`` as
 #: (flag, cell i, cell j, read i, read j).
-CHECK_SLOTS = 16
+#: A checked sweep records the first cell whose value does not fit an integer table's dtype
+#: at ``ck[MISFIT:MISFIT + 3]`` as (flag, cell i, cell j).
+CHECK_SLOTS = 17
 OOB = 9
+MISFIT = 14
 
 
 def _numba() -> Any:
@@ -141,9 +146,11 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False) -> Any:
     return CACHE.get(rec.func, ("cpu", "cell", checked), build)
 
 
-def _sweep_source(sweep: Sweep, nargs: int, checked: bool) -> str:
+def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -> str:
     """The sweep's loops with constant directions: a direction read from a variable made
-    numba's loop an order of magnitude slower.
+    numba's loop an order of magnitude slower.  ``fits``: the first value that is not a
+    number or leaves ``LO..HI`` (the table's integer range, names the caller binds) is
+    recorded at ``ck[MISFIT]``; LLVM drops the test where the value's type cannot leave it.
 
     Examples
     --------
@@ -165,7 +172,14 @@ def _sweep_source(sweep: Sweep, nargs: int, checked: bool) -> str:
         with ExitStack() as nest:
             for head in (loops if sweep.axis == 0 else loops[::-1]):
                 nest.enter_context(e.block(head))
-            e(f"M[i, j] = cell(M, i, j{args}{', ck' if checked else ''})")
+            value = f"cell(M, i, j{args}{', ck' if checked else ''})"
+            if not fits:
+                e(f"M[i, j] = {value}")
+            else:
+                e(f"v = {value}")
+                with e.block("if (v != v or v < LO or v > HI) and ck[MISFIT] == 0"):
+                    e("ck[MISFIT] = 1", "ck[MISFIT + 1] = i", "ck[MISFIT + 2] = j")
+                e("M[i, j] = v")
     return e.source
 
 
@@ -220,17 +234,19 @@ def _order_source(ndim: int, nargs: int, parallel: bool) -> str:
 
 
 def kernel(rec: Recurrence, source: str, name: str, cell: Any,
-           **jit_options: Any) -> Callable[[bool], Any]:
-    """The generated kernel ``name`` (its ``source``, calling ``cell``) as a function of
-    ``nrt``: whether numba's reference counting is compiled in (see :func:`call`);
-    cached under the digest of what it is made of."""
+           extra: dict[str, Any] | None = None, **jit_options: Any) -> Callable[[bool], Any]:
+    """The generated kernel ``name`` (its ``source``, calling ``cell``, with the names
+    ``extra`` besides) as a function of ``nrt``: whether numba's reference counting is
+    compiled in (see :func:`call`); cached under the digest of what it is made of."""
     names = {"cell": cell, "prange": _numba().prange, "assume": intrinsics.assume,
-             "arrive": intrinsics.arrive}
+             "arrive": intrinsics.arrive, **(extra or {})}
     key = digest(source, {**names, "jit": repr(sorted(jit_options.items()))})
 
     def make(nrt: bool) -> Any:
         def build() -> Any:
-            return jit(compile_source(source, name, dict(names)), _nrt=nrt, **jit_options)
+            # nogil: a waiting main thread takes an interrupt while the fill runs
+            return jit(compile_source(source, name, dict(names)), _nrt=nrt, nogil=True,
+                       **jit_options)
 
         return CACHE.get(rec.func, ("cpu", key, nrt), build)
 
@@ -257,7 +273,7 @@ def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
         try:
             kernel.compile(sig)
             return kernel
-        except numba.core.errors.NumbaError as exc:
+        except Exception as exc:  # numba's own errors, and internal ones it lets through
             error = exc
     detail = " ".join(line.strip() for line in str(error).strip().splitlines()[:6])
     raise CompileError(
@@ -278,7 +294,7 @@ def call(make: Callable[[bool], Any], *args: Any) -> Timing:
     t1 = time.perf_counter()
     try:
         kernel(*args)
-    except (ArithmeticError, IndexError, ValueError, AssertionError) as exc:
+    except (ArithmeticError, IndexError, TypeError, ValueError, AssertionError) as exc:
         raise RecurrenceError(
             f"the compiled fill raised {type(exc).__name__}: {exc}; run with "
             f"{setting('backend', 'python')} to find the cell"
@@ -311,11 +327,16 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep,
     """Fill a 2-D table one cell at a time in a lexicographic order.
 
     Returns the check array (``CHECK_SLOTS`` int64: region flags, then the first
-    out-of-bounds read at ``OOB``; zeros unless ``checked``) and the timing.
+    out-of-bounds read at ``OOB``, then the first value that does not fit an integer
+    table at ``MISFIT``; zeros unless ``checked``) and the timing.
     """
     ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
-    src = _sweep_source(sweep, len(rec.args), checked)
-    return ck, call(kernel(rec, src, "sweep", compiled_cell(rec, ir, checked)), M, ck, *rec.args)
+    fits = checked and M.dtype.kind in "iu"
+    src = _sweep_source(sweep, len(rec.args), checked, fits)
+    extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
+                                  if fits else {})}
+    return ck, call(kernel(rec, src, "sweep", compiled_cell(rec, ir, checked), extra),
+                    M, ck, *rec.args)
 
 
 def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,

@@ -9,7 +9,8 @@ be read (:mod:`runtime.backends.walk`), every read of ``M`` checked.
 
 Threads meet at a barrier (:func:`runtime.backends.intrinsics.arrive`), so they run only
 where :func:`runtime.backends.cpu.barrier_threads` says a barrier holds (else one core).
-Each thread records out-of-bounds reads in its own row of ``ck``.
+Each thread records out-of-bounds reads, and values that do not fit the table's dtype
+(:func:`runtime.backends.walk.value_bounds`), in its own row of ``ck``.
 
 Assumptions: 2-D tables; the walk (:class:`~runtime.backends.walk.ScorePlan`) keeps enough
 slices for the farthest read.
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from depgraph import memory
-from depgraph.errors import OutOfBoundsError, TooLargeError
+from depgraph.errors import TooLargeError
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.memory import format_bytes
@@ -36,12 +37,14 @@ from runtime.backends.walk import (
     ScorePlan,
     ScoreResult,
     checked_read_source,
+    checks,
+    emit_store,
+    raise_found,
     ring_result,
     slot,
 )
 
-__all__ = ["ring_kernel", "ring_buffer", "kept_buffer", "checks", "raise_out_of_bounds",
-           "cpu_score", "PARALLEL_CELLS"]
+__all__ = ["ring_kernel", "ring_buffer", "kept_buffer", "cpu_score", "PARALLEL_CELLS"]
 
 #: Cells a slice (an anti-diagonal, for a diagonal pattern) must have, on average, per
 #: thread, before the CPU score splits each slice among threads (a barrier per slice):
@@ -71,11 +74,12 @@ def _walk(plan: ScorePlan, x: str, axis: int, size: str = "") -> str:
     return f"{size or 'nm'[axis]} - 1 - {x}" if plan.flips[axis] else x
 
 
-def ring_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan,
-                parallel: bool) -> Callable[[bool], Any]:
-    """The CPU ring walk of ``plan`` with checked reads: slices ``u0 .. u1 - 1`` in walk
-    order, each its first ``v1`` cells, split among ``chunks`` threads when ``parallel``
-    (a line pattern's slices: their cells read only earlier slices)."""
+def ring_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan, parallel: bool,
+                bounds: tuple[int, int] | None) -> Callable[[bool], Any]:
+    """The CPU ring walk of ``plan`` with checked reads (and values, within ``bounds``
+    unless ``None``): slices ``u0 .. u1 - 1`` in walk order, each its first ``v1`` cells,
+    split among ``chunks`` threads when ``parallel`` (a line pattern's slices: their cells
+    read only earlier slices)."""
     outer, inner = (0, 1) if plan.axis == 0 else (1, 0)
     K = min(plan.keep, rec.shape[outer])
     cell = _checked_cell(rec, ir, [f"return B[{slot(plan.axis, 'a', 'b', K)}]"])
@@ -87,16 +91,18 @@ def ring_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan,
         e("c = ck[chunk]", "per = (v1 + chunks - 1) // chunks")
         with e.block("for u in range(u0, u1)"):
             with e.block("for v in range(chunk * per, min(v1, (chunk + 1) * per))"):
-                e(f"i = {index[0]}", f"j = {index[1]}",
-                  f"B[{slot(plan.axis, 'i', 'j', K)}] = cell(B, i, j{args}, c)")
+                e(f"i = {index[0]}", f"j = {index[1]}")
+                emit_store(e, f"B[{slot(plan.axis, 'i', 'j', K)}]", f"cell(B, i, j{args}, c)",
+                           ("i", "j"), bounds, "c", "c[7] == 0")
             e("arrive(bar, chunks * (u + 1))" if parallel else "pass")
     return cpu.kernel(rec, e.source, "ring", cell, parallel=parallel)
 
 
-def _window_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan) -> Callable[[bool], Any]:
+def _window_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan,
+                   bounds: tuple[int, int] | None) -> Callable[[bool], Any]:
     """The CPU window walk of a diagonal ``plan``, its threads splitting each
     anti-diagonal (``D[s % W, u]`` holds the cell at row ``u`` of the NOSE frame's
-    diagonal ``s``)."""
+    diagonal ``s``), values checked within ``bounds`` unless ``None``."""
     W = plan.diagonals
     ua, va = _walk(plan, "a", 0, "ck[0]"), _walk(plan, "b", 1, "ck[1]")
     cell = _checked_cell(rec, ir, [f"ua = {ua}", f"return B[(ua + {va}) % {W}, ua]"])
@@ -109,23 +115,11 @@ def _window_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan) -> Callable[[bo
             e("lo = max(0, s - m + 1)", "hi = min(n - 1, s) + 1",
               "per = (hi - lo + chunks - 1) // chunks")
             with e.block("for u in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
-                e("v = s - u", f"D[s % {W}, u] = cell(D, {_walk(plan, 'u', 0)}, "
-                  f"{_walk(plan, 'v', 1)}{args}, c)")
+                e("v = s - u", f"i = {_walk(plan, 'u', 0)}", f"j = {_walk(plan, 'v', 1)}")
+                emit_store(e, f"D[s % {W}, u]", f"cell(D, i, j{args}, c)", ("i", "j"),
+                           bounds, "c", "c[7] == 0")
             e("arrive(bar, chunks * (s + 1))")
     return cpu.kernel(rec, e.source, "window", cell, parallel=True)
-
-
-def raise_out_of_bounds(ck: np.ndarray, shape: tuple[int, int]) -> None:
-    """``OutOfBoundsError`` for the first thread's row of ``ck`` that recorded one."""
-    for row in ck[ck[:, 2] != 0][:1]:
-        raise OutOfBoundsError((int(row[3]), int(row[4])), (int(row[5]), int(row[6])), shape)
-
-
-def checks(threads: int, shape: tuple[int, int]) -> np.ndarray:
-    """A row of ``ck`` for each thread: the table's shape, then room for a bad read."""
-    ck = np.zeros((threads, 7), dtype=np.int64)
-    ck[:, 0], ck[:, 1] = shape
-    return ck
 
 
 def ring_buffer(rec: Recurrence, plan: ScorePlan) -> np.ndarray:
@@ -147,12 +141,13 @@ def kept_buffer(rec: Recurrence, plan: ScorePlan, shape: tuple[int, int],
     return np.zeros(shape, dtype=rec.dtype)
 
 
-def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan,
+def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, int] | None,
               progress: Callable[[int], None] | None, notes: list[str]) -> ScoreResult:
     """The CPU score: on every core that a barrier can hold
     (:func:`runtime.backends.cpu.barrier_threads`) when slices are long enough, else on
     one core; in steps of about 1% of the walk, each a compiled call, for progress and
-    the out-of-bounds check."""
+    the checks (reads, and values within ``bounds``:
+    :func:`runtime.backends.walk.value_bounds`)."""
     n, m = rec.shape
     outer, inner = (n, m) if plan.axis == 0 else (m, n)
     slices = ("rows", "columns")[plan.axis]
@@ -166,10 +161,10 @@ def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan,
     if window:  # the window kernel walks whole diagonals; the ring's slices take a length
         W = plan.diagonals
         B = kept_buffer(rec, plan, (W, n), f"{W} anti-diagonals of up to {n:,} cells")
-        kern, steps, length = _window_kernel(rec, ir, plan), n + m - 1, ()
+        kern, steps, length = _window_kernel(rec, ir, plan, bounds), n + m - 1, ()
         notes += [f"the last {W} anti-diagonals kept", across]
     else:
-        kern, B = ring_kernel(rec, ir, plan, chunks > 1), ring_buffer(rec, plan)
+        kern, B = ring_kernel(rec, ir, plan, chunks > 1, bounds), ring_buffer(rec, plan)
         steps, length = outer, (inner,)
         notes += [f"the last {plan.keep} {slices} kept", across]
     ck, bar = checks(chunks, rec.shape), np.zeros(1, dtype=np.int64)
@@ -179,7 +174,7 @@ def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan,
         s1 = min(steps, s0 + step)
         t = cpu.call(kern, B, ck, bar, chunks, s0, s1, *length, n, m, *rec.args)
         compile_s, run_s = compile_s + t.compile_s, run_s + t.run_s
-        raise_out_of_bounds(ck, rec.shape)
+        raise_found(ck, rec)
         if progress:
             progress(_cells_before(s1, n, m) if window else s1 * inner)
     last = plan.last(rec.shape)

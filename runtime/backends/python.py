@@ -4,8 +4,8 @@ It is the reference semantics, not a contender: every other backend is checked a
 the table it fills.  A fill takes any valid order of the table's flat (C-order) cells: a
 pattern's steps in turn (:func:`pattern_order`), a lexicographic sweep
 (:func:`sweep_order`), the stages or the trace's own finish order.  The score-only walk
-keeps the last rows (columns) of the walk in a ring whose reads are checked
-(:func:`python_score`).
+keeps the last rows (columns) of the walk in a ring whose reads are checked, and checks
+each value fits the table's dtype as the trace does (:func:`python_score`).
 
 Assumptions: the cell function runs as plain Python (no numba) and reads ``M`` by
 subscripts; a negative index is an out-of-bounds read, checked here only by the score's
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from depgraph.errors import CellFunctionError, OutOfBoundsError, RecurrenceError
+from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, Sweep, step_line
 from runtime.backends.cpu_score import ring_buffer
@@ -83,11 +84,13 @@ def sweep_order(sweep: Sweep, shape: tuple[int, ...]) -> Iterator[int]:
 
 
 class _Ring:
-    """``M`` for the score-only walk: the last ``keep`` slices, reads checked."""
+    """``M`` for the score-only walk: the last ``keep`` slices, reads checked; an integer
+    cell reads as a Python integer, exact, as the trace reads it."""
 
     def __init__(self, rec: Recurrence, plan: ScorePlan) -> None:
         self.buf = ring_buffer(rec, plan)
         self.axis, self.shape, self.cell = plan.axis, rec.shape, (0, 0)
+        self.exact = rec.dtype.kind in "iu"
 
     def slot(self, i: int, j: int) -> tuple[int, int]:
         return ring_slot(self.axis, self.buf, i, j)
@@ -96,7 +99,8 @@ class _Ring:
         a, b = int(key[0]), int(key[1])
         if not (0 <= a < self.shape[0] and 0 <= b < self.shape[1]):
             raise OutOfBoundsError(self.cell, (a, b), self.shape)
-        return self.buf[self.slot(a, b)]
+        value = self.buf[self.slot(a, b)]
+        return value.item() if self.exact else value
 
 
 def python_score(rec: Recurrence, plan: ScorePlan,
@@ -114,11 +118,13 @@ def python_score(rec: Recurrence, plan: ScorePlan,
             i, j = (x, y) if plan.axis == 0 else (y, x)
             ring.cell = (i, j)
             try:
-                ring.buf[ring.slot(i, j)] = rec.func(ring, i, j, *rec.args)
+                value = rec.func(ring, i, j, *rec.args)
             except RecurrenceError:
                 raise
             except Exception as exc:
                 raise CellFunctionError((i, j), f"{type(exc).__name__}: {exc}") from None
+            check_value((i, j), value, rec.dtype)
+            ring.buf[ring.slot(i, j)] = value
         if progress:
             progress(done * len(inner))
     return ring.buf, time.perf_counter() - t0

@@ -10,8 +10,9 @@ out of the cell (:meth:`~depgraph.frontend.ir.CellIR.loads_of`), computes chosen
 int32 (:mod:`depgraph.frontend.narrow`) and applies the guards last
 (:mod:`runtime.backends.speculate`).
 
-Assumptions: the IR has the function's source, and the function reads ``M`` only by plain
-subscripts (``CellIR.opaque`` is ``None``).
+Assumption: the IR has the function's source.  A cell that uses ``M`` other than by
+reads of one cell (:attr:`depgraph.frontend.ir.CellIR.hidden`) is refused
+(``SourceUnavailable``): a read the rewrite cannot redirect would go unchecked.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
-from depgraph.frontend.source import Position, position
+from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
 
 __all__ = ["rewrite_reads", "CHECK", "KEPT", "NARROW"]
@@ -47,8 +48,6 @@ class _Reads(ast.NodeTransformer):
         self.generic_visit(node)
         if not _reads_table(node, self.table):
             return node
-        if not isinstance(node.ctx, ast.Load):
-            return node  # a write: the tracer already refuses those
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         self.count += 1
         args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
@@ -139,6 +138,8 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
         return RD_kept(M, _dg_check, _dg_kept0, i - 1, j) + w
     """
     fn = ir.definition()
+    if ir.hidden:
+        raise SourceUnavailable(ir.hidden)
     cell = [f"_dg_cell{k}" for k in range(ir.ndim)]
     index = list(ir.index)
     if ir.assigned & set(index):

@@ -6,7 +6,10 @@ A score-only fill (:func:`runtime.run.score`) keeps only the cells still to be r
 last ``K`` rows (columns) of a walk by rows (columns), slice ``t`` in slot ``t % K``, or
 the last ``W`` anti-diagonals of a diagonal walk.  Its reads of ``M`` are rewritten into
 reads of that buffer, checked against the table's shape (kept in ``ck[0:2]``); the first
-out-of-bounds read is recorded in ``ck[2:7]`` as (flag, cell, read).
+out-of-bounds read is recorded in ``ck[2:7]`` as (flag, cell, read).  No full table is
+ever filled to check the values against, so a cell's value is checked as it is stored
+where it may not fit the table's dtype (:func:`value_bounds`), the first that does not
+recorded in ``ck[7:11]`` as (flag, cell, value).
 
 Assumptions: 2-D tables; the buffer's reads reach only cells it still holds (the walk
 keeps enough slices for the farthest read).
@@ -20,11 +23,21 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.errors import CellFunctionError, OutOfBoundsError
+from depgraph.frontend.ir import CellIR
+from depgraph.frontend.narrow import narrowing
+from depgraph.model import Recurrence
 from patterns import BY_CODE, last_cell
 from runtime.backends.emit import Emitter
 
 __all__ = ["ScorePlan", "ScoreResult", "slot", "ring_slot", "checked_read_source",
-           "ring_result"]
+           "ring_result", "CHECK_SLOTS", "checks", "value_bounds", "emit_store",
+           "raise_found"]
+
+#: Slots of a walk's ``ck`` (a row per CPU thread, one on the GPU): the table's shape,
+#: the first out-of-bounds read (flag, cell, read), the first value outside the table's
+#: dtype (flag, cell, value).
+CHECK_SLOTS = 11
 
 
 @dataclass(frozen=True)
@@ -170,3 +183,85 @@ def ring_result(plan: ScorePlan, B: np.ndarray, last: tuple[int, int], backend: 
         line = B[at[0]].copy() if plan.axis == 0 else B[:, at[1]].copy()
     return ScoreResult(B[at], last, plan.pattern, backend, B.size, run_s, compile_s,
                        notes=tuple(notes), line=line)
+
+
+def checks(rows: int, shape: tuple[int, int]) -> np.ndarray:
+    """``ck`` with ``rows`` rows (a row per CPU thread): the table's shape, then room for
+    what the walk finds (:data:`CHECK_SLOTS`)."""
+    ck = np.zeros((rows, CHECK_SLOTS), dtype=np.int64)
+    ck[:, 0], ck[:, 1] = shape
+    return ck
+
+
+def value_bounds(rec: Recurrence, ir: CellIR, steps: int) -> tuple[int, int] | None:
+    """The least and greatest value of ``rec``'s dtype when a cell's value, computed in 64
+    bits by numba, may not fit it; ``None`` when nothing can misfit: a float, complex or
+    boolean table, a 64-bit integer one, or one whose values
+    :func:`depgraph.frontend.narrow.narrowing` proves inside the dtype for a walk of
+    ``steps`` steps (each cell reading only cells of earlier steps).
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> @recurrence(shape=(4, 4), dtype=np.int8)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> value_bounds(paths, cell_ir(paths), 7)
+    (-128, 127)
+    """
+    dtype = rec.dtype
+    if dtype.kind not in "iu" or dtype.itemsize == 8:
+        return None
+    info = np.iinfo(dtype)
+    proof = narrowing(ir, rec.shape, dtype, rec.args, steps)
+    if proof is not None and info.min <= proof.values[0] and proof.values[1] <= info.max:
+        return None
+    return int(info.min), int(info.max)
+
+
+def emit_store(e: Emitter, target: str, value: str, cell: tuple[str, str],
+               bounds: tuple[int, int] | None, ck: str, first: str) -> None:
+    """Emit ``target = value``, checking the value against ``bounds`` first (unless
+    ``None``): one outside is recorded in ``ck`` for ``cell`` when ``first`` holds (see
+    :func:`checked_read_source`) and not stored (the walk is reported, not used; a
+    simulated GPU refuses such a store).
+
+    Examples
+    --------
+    >>> e = Emitter()
+    >>> emit_store(e, "B[i]", "cell(B, i, j)", ("i", "j"), (-128, 127), "c", "c[7] == 0")
+    >>> print(e.source, end="")
+    value = cell(B, i, j)
+    if value < -128 or value > 127:
+        if c[7] == 0:
+            c[8] = i
+            c[9] = j
+            c[10] = value
+        c[7] = 1
+    else:
+        B[i] = value
+    """
+    if bounds is None:
+        e(f"{target} = {value}")
+        return
+    e(f"value = {value}")
+    with e.block(f"if value < {bounds[0]} or value > {bounds[1]}"):
+        with e.block(f"if {first}"):
+            e(f"{ck}[8] = {cell[0]}", f"{ck}[9] = {cell[1]}", f"{ck}[10] = value")
+        e(f"{ck}[7] = 1")
+    with e.block("else"):
+        e(f"{target} = value")
+
+
+def raise_found(ck: np.ndarray, rec: Recurrence) -> None:
+    """The error for what a walk's ``ck`` rows recorded, if anything: a value outside the
+    table's dtype (``CellFunctionError``; first, since a later read may follow from the
+    value not stored), else an out-of-bounds read (``OutOfBoundsError``), each the first
+    thread's row that recorded one."""
+    for row in ck[ck[:, 7] != 0][:1]:
+        raise CellFunctionError((int(row[8]), int(row[9])),
+                                f"its value {int(row[10])} does not fit the table's dtype "
+                                f"{rec.dtype}")
+    for row in ck[ck[:, 2] != 0][:1]:
+        raise OutOfBoundsError((int(row[3]), int(row[4])), (int(row[5]), int(row[6])),
+                               rec.shape)

@@ -5,11 +5,13 @@ data and the size.  So a plan is always made for the very recurrence being fille
 
 - 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
   sequential fill in a lexicographic order with every read of ``M`` checked
-  (:mod:`runtime.backends.cpu`).  It records the region of every read and the first out-of-bounds
-  read.  If every read landed in a region the order had already filled, the pass was a
-  valid sequential fill: its table is the reference and its regions are exact.  If not,
-  the next order covering every region seen is tried (at most the eight orders).
-- otherwise (other dimensions, stage schedules, no source, no lexicographic order fits):
+  (:mod:`runtime.backends.cpu`).  It records the region of every read, the first
+  out-of-bounds read and the first value that does not fit an integer table.  If every
+  read landed in a region the order had already filled, the pass was a valid sequential
+  fill: its table is the reference and its regions are exact.  If not, the next order
+  covering every region seen is tried (at most the eight orders).
+- otherwise (other dimensions, stage schedules, no source, ``M`` used other than by
+  reads of one cell, no lexicographic order fits):
   the Python trace of :func:`depgraph.analyze`, which also gives the stage arrays.
 
 The plan carries the cell IR it was made with (:class:`depgraph.frontend.ir.CellIR`),
@@ -23,16 +25,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from depgraph.analysis.pipeline import Analysis, analyze
-from depgraph.errors import CompileError, OutOfBoundsError, RecurrenceError
+from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import SourceUnavailable
+from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
-from runtime.backends.cpu import OOB, regions_of_flags, sweep_fill
+from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
 
 __all__ = ["Plan", "make_plan", "checked_sweep"]
 
@@ -91,7 +95,8 @@ def checked_sweep(rec: Recurrence, ir: CellIR
     Returns ``(regions, sweep, table, seconds)`` from the first order in which every read
     was of a cell already filled (``seconds``: that sweep's run time), or a sentence
     saying why no order could be confirmed.  A real out-of-bounds read raises
-    ``OutOfBoundsError`` naming the cell, the read and the shape.
+    ``OutOfBoundsError`` naming the cell, the read and the shape; a value that does not
+    fit an integer table's dtype, ``CellFunctionError`` naming the cell and the value.
 
     Raises ``SourceUnavailable`` when the function's source cannot be rewritten and
     ``CompileError`` when numba cannot compile it.
@@ -115,8 +120,35 @@ def checked_sweep(rec: Recurrence, ir: CellIR
             if ck[OOB]:
                 cell, read = ck[OOB + 1 : OOB + 3], ck[OOB + 3 : OOB + 5]
                 raise OutOfBoundsError(tuple(cell.tolist()), tuple(read.tolist()), rec.shape)
+            if ck[MISFIT]:
+                misfit(rec, table, tuple(ck[MISFIT + 1 : MISFIT + 3].tolist()))
             return tuple(sorted(regions)), sweep, table, timing.run_s
         seen |= regions
+
+
+class _Exact:
+    """A table whose cells read as Python numbers, so a cell function computes in Python's
+    exact integers, as the trace does, not in the table's wrapping dtype."""
+
+    def __init__(self, table: np.ndarray):
+        self.table, self.shape, self.ndim = table, table.shape, table.ndim
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.table[key].item()
+
+
+def misfit(rec: Recurrence, table: np.ndarray, cell: tuple[int, ...]) -> None:
+    """Raise the error for the first ``cell`` of a checked sweep whose value does not fit
+    the table's dtype, the value computed again in Python from ``table`` (every cell
+    before it in the sweep was filled and fits, so it reads what the sweep read)."""
+    try:
+        value = rec.func(_Exact(table), *cell, *rec.args)
+    except Exception:  # it runs only compiled (a compiled helper reads M, say)
+        raise CellFunctionError(cell, f"its value is not a number or does not fit the "
+                                      f"table's dtype {rec.dtype}") from None
+    check_value(cell, value, rec.dtype)
+    raise CellFunctionError(cell, f"its value {value!r} does not fit the table's dtype "
+                                  f"{rec.dtype}")
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,

@@ -8,13 +8,17 @@ still to be read, so a table far too large to hold is scored in O(n) memory.
 - :func:`ring_score_fill`: the last rows (columns) of a row (column) pattern, one
   cooperative launch, every read checked on the device.
 
+The last two check each value as it is stored where it may not fit the table's dtype
+(:func:`runtime.backends.walk.value_bounds`; the strips serve only where nothing can
+misfit), the first that does not recorded in ``ck``.
+
 Assumptions: 2-D tables; the walk (:func:`runtime.schedule.score_plan.score_plan`) keeps
 enough slices for the farthest read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,7 +45,7 @@ from runtime.backends.cuda.strips import (
     strip_narrowing,
 )
 from runtime.backends.emit import Emitter, arg_tail
-from runtime.backends.walk import checked_read_source, slot
+from runtime.backends.walk import CHECK_SLOTS, checked_read_source, checks, emit_store, slot
 
 __all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_score_fill"]
 
@@ -49,7 +53,8 @@ __all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_scor
 @dataclass(frozen=True)
 class ScoreFill:
     """A score-only fill: the value of the pattern's last cell, the cells it kept (and what
-    they were, ``note``) and its times in seconds."""
+    they were, ``note``), its times in seconds, and ``ck``, what its checks found
+    (:data:`runtime.backends.walk.CHECK_SLOTS`; nothing for the strips)."""
 
     value: Any
     cell: tuple[int, int]
@@ -58,10 +63,11 @@ class ScoreFill:
     h2d_s: float
     compute_s: float
     compile_s: float
+    ck: np.ndarray = field(default_factory=lambda: np.zeros((1, CHECK_SLOTS), np.int64))
 
 
 def score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
-               threads: int = THREADS) -> ScoreFill:
+               bounds: tuple[int, int] | None = None, threads: int = THREADS) -> ScoreFill:
     """The value of the last cell a diagonal pattern fills (``(n-1, m-1)`` for NOSE),
     keeping only the anti-diagonals still to be read: O(n) memory instead of O(n m).
 
@@ -69,8 +75,9 @@ def score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     (:meth:`depgraph.frontend.ir.CellIR.constant_offsets`), so the window of live
     diagonals is known before the fill: ``1 + `` the farthest read, in diagonals.  One
     cooperative launch walks every diagonal, a grid-wide barrier between diagonals.
-    ``SourceUnavailable`` when the reads are not at constant offsets; ``ValueError`` for
-    a pattern that is not diagonal or a read outside its regions.
+    Each value is checked within ``bounds`` unless ``None``.  ``SourceUnavailable`` when
+    the reads are not at constant offsets; ``ValueError`` for a pattern that is not
+    diagonal or a read outside its regions.
     """
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
@@ -88,27 +95,32 @@ def score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     cell = rewritten_cell(rec, ir, read.source, {})
     args = arg_tail(len(rec.args))
     e = Emitter()
-    with e.block(f"def score(D, n, m{args})"):
+    with e.block(f"def score(D, ck, n, m{args})"):
         e("grid = cuda.cg.this_grid()", "first = cuda.grid(1)", "stride = cuda.gridsize(1)")
         with e.block("for s in range(n + m - 1)"):
             e("u = max(0, s - m + 1) + first", "hi = min(n - 1, s) + 1")
             with e.block("while u < hi"):
-                e("v = s - u", f"D[s % {window}, u] = cell(D, {flip('u', 'n', rows)}, "
-                  f"{flip('v', 'm', cols)}{args}, (n, m))", "u += stride")
+                e("v = s - u", f"i = {flip('u', 'n', rows)}", f"j = {flip('v', 'm', cols)}")
+                emit_store(e, f"D[s % {window}, u]", f"cell(D, i, j{args}, (n, m))",
+                           ("i", "j"), bounds, "ck", "cuda.atomic.cas(ck, 7, 0, 1) == 0")
+                e("u += stride")
             e("grid.sync()")
     kern = compile_kernel(rec, e.source, "score", cell)
+    got: dict[str, Any] = {}
 
-    def launches(cuda: Any, D: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
-        args = (D, n, m, *dargs)
+    def launches(cuda: Any, D: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
+        got["ck"] = dsched[0]
+        args = (D, dsched[0], n, m, *dargs)
         return [(cooperative_blocks(kern, args, threads, n), threads, args)]
 
-    res = run(rec, kern, "C", True, launches, label="one cooperative launch",
-              shape=(window, n))
+    res = run(rec, kern, "C", True, launches, (checks(1, rec.shape)[0],),
+              label="one cooperative launch", shape=(window, n))
     assert res.table is not None
     value = res.table[(n + m - 2) % window, n - 1]
     return ScoreFill(value, last_cell(DIAGONAL_FLIPS[code], rec.shape), window * n,
                      f"the last {window} anti-diagonals kept, one cooperative launch",
-                     res.h2d_s, res.compute_s, res.compile_s)
+                     res.h2d_s, res.compute_s, res.compile_s,
+                     got["ck"].copy_to_host()[None, :])
 
 
 def strip_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
@@ -172,6 +184,7 @@ class RingFill:
 
 
 def ring_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int, keep: int,
+                    bounds: tuple[int, int] | None = None,
                     threads: int = THREADS) -> RingFill:
     """A row (column) pattern filled keeping only its last ``keep`` rows (columns), slice
     ``t`` in slot ``t % keep``: one cooperative launch, a grid-wide barrier between
@@ -179,7 +192,8 @@ def ring_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int, keep: int,
 
     The reads must reach at most ``keep - 1`` rows (columns) back, as
     :func:`runtime.schedule.score_plan.score_plan` finds them; each is checked against
-    the table's shape, the first bad one recorded (``RingFill.ck``), not followed.
+    the table's shape, the first bad one recorded (``RingFill.ck``), not followed; each
+    value within ``bounds`` unless ``None``.
     ``ValueError`` for a pattern that is not a row or column pattern.
     """
     p = PATTERNS[pattern_index]
@@ -203,12 +217,13 @@ def ring_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int, keep: int,
         with e.block("for t in range(steps)"):
             e(src.fix, f"q = {src.lo} + cuda.grid(1)", f"hi = {src.hi}")
             with e.block("while q < hi"):
-                e(f"i = {src.i}", f"j = {src.j}", f"B[{at('i', 'j')}] = cell(B, i, j{args}, ck)",
-                  "q += cuda.gridsize(1)")
+                e(f"i = {src.i}", f"j = {src.j}")
+                emit_store(e, f"B[{at('i', 'j')}]", f"cell(B, i, j{args}, ck)", ("i", "j"),
+                           bounds, "ck", "cuda.atomic.cas(ck, 7, 0, 1) == 0")
+                e("q += cuda.gridsize(1)")
             e("grid.sync()")
     kern = compile_kernel(rec, e.source, "ring", cell, int64=np.int64)
-    ck = np.zeros(7, np.int64)
-    ck[:2] = rec.shape
+    ck = checks(1, rec.shape)[0]
     got: dict[str, Any] = {}
 
     def launches(cuda: Any, dB: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
