@@ -16,7 +16,9 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,13 +29,13 @@ import depgraph
 from depgraph import Family, Progress, Recurrence, analyze, load, pick
 from depgraph.errors import DepgraphError, RecurrenceError, UsageError
 from depgraph.memory import format_bytes
-from depgraph.views.files import atomic_write, check_writable
+from depgraph.views.files import atomic_write, check_folder, check_writable
 from depgraph.views.progress import progress
 from depgraph.views.render import check_request, check_suffix, check_view, summary
 from depgraph.views.report_data import parse_backends
 
 __all__ = ["main", "build_parser", "flag", "parse_sizes", "format_analysis", "format_run",
-           "format_score"]
+           "format_score", "error_json"]
 
 
 def _cell(text: str) -> tuple[int, ...]:
@@ -251,8 +253,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"-o {args.output!r} is a file; give a directory for the report")
+    check_folder(out, f"-o {args.output!r}")
     obj = pick(args.file, args.name)
     if isinstance(obj, Family) and sizes is None:
         raise UsageError(f"{obj.name!r} is a family: give its sizes with --sizes a,b,c")
@@ -418,18 +419,63 @@ def flag(name: str, value: str | None) -> str:
     return f"{spelled} {shlex.quote(value)}"
 
 
+def error_json(err: DepgraphError, message: str) -> dict[str, Any]:
+    """The one object ``--json`` prints for an error: its kind (the error's class), its
+    message as the CLI words it, and the cell it names, if any.
+
+    Examples
+    --------
+    >>> from depgraph.errors import CellFunctionError
+    >>> err = CellFunctionError((2, 1), "it returned None; every cell needs a value")
+    >>> error_json(err, str(err))["error"]["cell"]
+    [2, 1]
+    """
+    cell = getattr(err, "cell", None)
+    return {"error": {"kind": type(err).__name__, "message": message,
+                      "cell": None if cell is None else [int(c) for c in cell]}}
+
+
+def _on_worker(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``handler(args)`` on a worker thread while this thread waits for it.
+
+    Python delivers an interrupt to the main thread only, between bytecodes; a compiled
+    fill (which releases the GIL) would otherwise keep it waiting until the fill ends.
+    Waiting here, the main thread takes the interrupt at once; the worker, a daemon, is
+    left behind as the process exits.
+    """
+    outcome: list[tuple[bool, Any]] = []
+
+    def work() -> None:
+        try:
+            outcome.append((True, handler(args)))
+        except BaseException as exc:  # handed to the main thread, which words it
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=work, name="depgraph-work", daemon=True)
+    worker.start()
+    worker.join()
+    done, value = outcome[0]
+    if not done:
+        raise value
+    return int(value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return handler(args)
+        return _on_worker(handler, args)
     except DepgraphError as err:
         kind = "usage error" if isinstance(err, UsageError) else "error"
-        print(f"depgraph: {kind}: {err.worded(flag)}", file=sys.stderr)
+        message = err.worded(flag)
+        print(f"depgraph: {kind}: {message}", file=sys.stderr)
+        if getattr(args, "json", False):
+            print(json.dumps(error_json(err, message)))
         return err.exit_code
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second press while leaving: quiet
         print("depgraph: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the output's reader left (`depgraph run ... | head`)
@@ -439,4 +485,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    status = main()
+    if status == 130:  # interrupted: leave now, not after the abandoned worker's fill
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)

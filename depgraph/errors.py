@@ -25,6 +25,7 @@ __all__ = [
     "DepgraphError",
     "UsageError",
     "RecurrenceError",
+    "OutputError",
     "CycleError",
     "OutOfBoundsError",
     "CellFunctionError",
@@ -110,6 +111,13 @@ class UsageError(DepgraphError):
 
 class RecurrenceError(DepgraphError):
     """The recurrence is invalid or failed while being traced or filled (exit 1)."""
+
+    exit_code = 1
+
+
+class OutputError(DepgraphError):
+    """A result could not be written (a full disk, a folder removed meanwhile); nothing
+    half-written is left (exit 1)."""
 
     exit_code = 1
 

@@ -126,3 +126,92 @@ def test_a_closed_output_pipe_ends_quietly(write_rec):
                        stdout=write, stderr=subprocess.PIPE, text=True)
     os.close(write)
     assert r.returncode == 141 and r.stderr == ""
+
+
+@pytest.mark.parametrize("body, argv, code, error", [
+    (OOB, ["run", "--backend", "cpu"], 1,
+     {"kind": "OutOfBoundsError", "cell": [0, 1],
+      "message": "cell (0, 1) reads (-1, 1), outside shape (5, 5)"}),
+    (CYCLE, ["analyze"], 1, {"kind": "CycleError", "cell": None}),
+    (LCS, ["run", "--schedule", "ready", "--backend", "cpu"], 2,
+     {"kind": "UsageError", "cell": None, "message": "--schedule ready runs on the cuda backend"}),
+])
+def test_json_errors_print_one_object(write_rec, capsys, body, argv, code, error):
+    assert main([argv[0], write_rec(body), *argv[1:], "--json"]) == code
+    out, err = capsys.readouterr()
+    got = json.loads(out)["error"]
+    assert {k: got[k] for k in error if k != "message"} == {k: v for k, v in error.items()
+                                                           if k != "message"}
+    assert error.get("message", "") in got["message"] and got["message"] in err
+
+
+def test_an_output_path_is_checked_before_any_work(write_rec, capsys, tmp_path):
+    # the file is cyclic (exit 1 once loaded): exit 2 shows nothing was loaded
+    assert main(["run", write_rec(CYCLE), "-o", str(tmp_path / "no" / "t.npy")]) == 2
+    assert "directory" in capsys.readouterr().err
+    assert main(["report", write_rec(CYCLE), "-o", str(tmp_path / "rec1.py" / "r")]) == 2
+    assert "it is a file" in capsys.readouterr().err
+
+
+def test_a_full_disk_leaves_no_file(write_rec, capsys, tmp_path, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full)
+    out = tmp_path / "t.npy"
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "-o", str(out)]) == 1
+    assert "No space left on device; nothing was written there" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rec1.py"]
+
+
+def test_an_unwritable_report_folder_is_refused_before_measuring(write_rec, capsys, tmp_path,
+                                                                   monkeypatch):
+    import depgraph.views.files as files
+
+    monkeypatch.setattr(files.os, "access", lambda path, mode: False)
+    assert main(["report", write_rec(CYCLE), "-o", str(tmp_path / "r")]) == 2
+    assert "is not writable" in capsys.readouterr().err
+
+
+SPIN = """
+import os, pathlib
+pathlib.Path(os.environ["SPIN_LOADED"]).touch()  # the fill's compile and run come next
+
+@recurrence(shape=(1, 2), dtype=np.int64)
+def spin(M, i, j):
+    s = 0
+    for k in range(3_000_000_000):  # half a minute in compiled code
+        s = (s + k * j) % 1000003
+    return s
+"""
+
+
+def test_an_interrupt_ends_a_compiled_fill_at_once(write_rec, tmp_path):
+    import os
+    import signal
+    import time
+
+    loaded = tmp_path / "loaded"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "depgraph", "run", write_rec(SPIN), "--backend", "cpu",
+         "--schedule", "sequential"],
+        env={**os.environ, "SPIN_LOADED": str(loaded)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
+    while not loaded.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(3)  # compiled and spinning by now
+    sent = time.perf_counter()
+    for _ in range(2):  # pressed twice: one quiet exit
+        try:
+            proc.send_signal(signal.SIGINT)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    out, err = proc.communicate(timeout=60)
+    assert time.perf_counter() - sent < 5
+    assert proc.returncode == 130 and err == "depgraph: interrupted\n" and out == ""

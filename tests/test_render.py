@@ -23,7 +23,7 @@ from depgraph.analysis.classify import Classification
 from depgraph.analysis.graph import DependencyGraph
 from depgraph.analysis.stages import Stages
 from depgraph.cli import main
-from depgraph.errors import RecurrenceError, TooLargeError, UsageError
+from depgraph.errors import OutputError, RecurrenceError, TooLargeError, UsageError
 from depgraph.model import Recurrence
 from depgraph.views.render import (
     dag_view,
@@ -468,9 +468,25 @@ def test_failed_write_leaves_nothing(monkeypatch, tmp_path):
         raise OSError("disk full")
 
     monkeypatch.setattr(Figure, "savefig", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match=r"could not write .*o.png': disk full; nothing was"):
         render(analysis_of(lcs), "stages", tmp_path / "o.png")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_two_writers_of_one_file_never_share_a_temporary_file(tmp_path):
+    from depgraph.views.files import atomic_write, write_text
+
+    temporaries = []
+
+    def outer(tmp: str) -> None:  # a second writer of the same path while this one writes
+        temporaries.append(tmp)
+        write_text(tmp_path / "report.md", "second")
+        Path(tmp).write_text("first")
+
+    atomic_write(tmp_path / "report.md", outer)
+    assert (tmp_path / "report.md").read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.md"]
+    assert temporaries[0] != str(tmp_path / "report.md")
 
 
 @pytest.mark.skipif(sys.platform == "win32" or (hasattr(__import__("os"), "geteuid")

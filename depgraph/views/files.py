@@ -15,9 +15,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from depgraph.errors import UsageError
+from depgraph.errors import OutputError, UsageError
 
-__all__ = ["atomic_write", "write_text", "check_writable"]
+__all__ = ["atomic_write", "write_text", "check_writable", "check_folder"]
 
 
 def _umask() -> int:
@@ -48,11 +48,14 @@ def atomic_write(path: Path, write: Callable[[str], object]) -> Path:
         write(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise OutputError(f"could not write {str(path)!r}: {exc.strerror or exc}; "
+                              "nothing was written there") from None
         raise
     return path
 
@@ -89,3 +92,30 @@ def check_writable(path: Path) -> None:
         raise UsageError(f"cannot write {str(path)!r}: directory {str(parent)!r} is not writable")
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"cannot write {str(path)!r}: the file is not writable")
+
+
+def check_folder(path: Path, label: str) -> None:
+    """``UsageError`` unless files can be written in the folder ``path``: it is a writable
+    folder, or it is missing and its nearest existing parent is a writable folder (it is
+    made when written).  ``label`` names the path in the message (a flag or a setting).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_folder(Path(d) / "new" / "report", "-o DIR")  # made when written
+    ...     _ = write_text(Path(d) / "notes.txt", "")
+    ...     check_folder(Path(d) / "notes.txt" / "report", "-o DIR")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    depgraph.errors.UsageError: -o DIR: cannot make a folder in '...notes.txt': it is a file
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{label} is a file; give a directory for the report")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{label}: cannot make a folder in {str(existing)!r}: it is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{label}: directory {str(existing)!r} is not writable")

@@ -30,7 +30,7 @@ from typing import Any
 
 from depgraph.errors import BackendUnavailableError, DepgraphError, UsageError, setting
 from depgraph.model import Family, Recurrence
-from depgraph.views.files import write_text
+from depgraph.views.files import check_folder, write_text
 from depgraph.views.report_data import Report, json_default, parse_backends
 from depgraph.views.report_markdown import markdown
 from depgraph.views.report_measure import (
@@ -113,6 +113,8 @@ def report(
     """
     if repeat < 1:
         raise UsageError(f"{setting('repeat')} must be at least 1, got {repeat}")
+    if out_dir is not None:  # before any measuring, not after it
+        check_folder(Path(out_dir), setting("output", str(out_dir)))
     names = parse_backends(backends)
     if isinstance(target, Family):
         if not sizes:
@@ -188,9 +190,7 @@ def write_report(rep: Report, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``report.json``, the PNG plots and ``report.md`` into ``out_dir`` (made when
     missing), each whole or not at all; returns their paths."""
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{setting('output', str(out_dir))} is a file; give a directory "
-                         "for the report")
+    check_folder(out, setting("output", str(out_dir)))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
