@@ -27,6 +27,8 @@ __all__ = ["explain", "located", "summary"]
 
 _UNDEFINED = re.compile(r"Untyped global name '(\w+)'|NameError: name '(\w+)' is not defined")
 _FILE = re.compile(r'^File "([^"]+)", line (\d+):$')
+#: Terminal colour codes numba puts in its messages where it thinks a terminal shows them.
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def located(text: str) -> list[tuple[str, int, str]]:
@@ -106,7 +108,8 @@ def explain(rec: Recurrence, error: CompileError) -> CompileError:
         njit(rec.func).compile(_signature(rec))
         return error
     except Exception as exc:  # numba fails in many ways beyond its own error classes
-        text = f"{type(exc).__name__}: {exc}" if not str(exc).startswith("Failed") else str(exc)
+        text = _COLOUR.sub("", str(exc))
+        text = text if text.startswith("Failed") else f"{type(exc).__name__}: {text}"
     by_file: dict[str, list[str]] = {}
     for file, line, code in sorted(located(text), key=lambda entry: entry[1]):
         by_file.setdefault(file, []).append(f"line {line}: {code}")
