@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.certify import Certificate, certificate
 from depgraph.analysis.classify import Classification, classify
 from depgraph.analysis.graph import DependencyGraph, from_trace
 from depgraph.analysis.stages import Stages, stages
@@ -118,7 +119,19 @@ class Analysis:
             "source_reads": None if self.ir is None or self.ir.source is None else [
                 {"read": r.text, "offset": list(r.offsets)} for r in self.ir.reads],
             "source_opaque": None if self.ir is None else self.ir.opaque,
+            **self._certificate(),
         }
+
+    def _certificate(self) -> dict[str, Any]:
+        """``certificate``: what was proven for every shape (2-D), or ``None`` with
+        ``certificate_why``."""
+        rec = self.recurrence
+        found = certificate(rec, self.ir) if rec.ndim == 2 else "certificates are for 2-D tables"
+        if isinstance(found, Certificate):
+            broken = found.violated(rec, self.ir.params if self.ir else (), self.ir.table if self.ir else "M")
+            return {"certificate": {**found.to_json(), "holds_for_this_data": broken is None},
+                    "certificate_why": broken}
+        return {"certificate": None, "certificate_why": found}
 
 
 def analyze(

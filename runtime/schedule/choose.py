@@ -58,7 +58,11 @@ def resolve_backend(backend: str) -> tuple[str, str]:
 
 def light(plan: Plan) -> bool:
     """Whether the planning sweep found the cells light (``TILE_MAX_CELL_S``); on small
-    tables call overhead dominates that timing, so they count as light."""
+    tables call overhead dominates that timing, so they count as light.  A certificate's
+    plan times no cell: its cells are light when straight-line code (no loop), as the
+    cell IR reads them."""
+    if plan.cell_s is None and plan.method == "certificate":
+        return plan.ir.straight
     return not (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
                 and plan.cell_s >= TILE_MAX_CELL_S)
 

@@ -3,7 +3,12 @@
 A schedule is only as good as the reads it was derived from, and reads may depend on the
 data and the size.  So a plan is always made for the very recurrence being filled:
 
-- 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
+- 2-D tables whose reads a *certificate* proves in bounds and within a pattern's regions
+  for every shape (:mod:`depgraph.analysis.certify`), whose data meets the certificate's
+  requirements and whose values cannot leave the dtype
+  (:func:`runtime.backends.walk.value_bounds`): nothing is run; the plan has no
+  reference table until one is asked for (:attr:`Plan.reference`).
+- other 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
   sequential fill in a lexicographic order with every read of ``M`` checked
   (:mod:`runtime.backends.cpu`).  It records the region of every read, the first
   out-of-bounds read and the first value that does not fit an integer table.  If every
@@ -29,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.certify import Certificate, certificate
 from depgraph.analysis.pipeline import Analysis, analyze
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
 from depgraph.frontend.ir import CellIR, cell_ir
@@ -37,8 +43,9 @@ from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
 from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
+from runtime.backends.walk import value_bounds
 
-__all__ = ["Plan", "make_plan", "checked_sweep"]
+__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,12 +61,13 @@ class Plan:
         As in :class:`depgraph.Classification` (``None`` unless 2-D).
     sweep : Sweep or None
         A lexicographic order valid for these reads (2-D only).
-    reference : ndarray
-        The sequential reference table.
+    made_reference : ndarray or None
+        The sequential reference table the plan made (``None`` for a certificate's plan;
+        :attr:`reference` makes it when asked).
     analysis : Analysis or None
         The traced analysis (stage arrays) when the plan came from a trace.
     method : str
-        ``"checked sweep"`` or ``"trace"``.
+        ``"certificate"``, ``"checked sweep"`` or ``"trace"``.
     seconds : float
         Time taken to make the plan.
     notes : tuple of str
@@ -74,12 +82,22 @@ class Plan:
     patterns: tuple[str, ...] | None
     pattern: str | None
     sweep: Sweep | None
-    reference: np.ndarray
+    made_reference: np.ndarray | None
     analysis: Analysis | None
     method: str
     seconds: float
     notes: tuple[str, ...] = field(default=())
     cell_s: float | None = None
+
+    @property
+    def reference(self) -> np.ndarray:
+        """The sequential reference table: the one the plan made, or, for a certificate's
+        plan, one made now by the checked sweep (which checks the reads once more)."""
+        if self.made_reference is None:
+            made = make_plan(self.recurrence, self.ir, certified=False)
+            object.__setattr__(self, "made_reference", made.made_reference)
+        assert self.made_reference is not None
+        return self.made_reference
 
     @property
     def pattern_steps(self) -> int | None:
@@ -151,10 +169,46 @@ def misfit(rec: Recurrence, table: np.ndarray, cell: tuple[int, ...]) -> None:
                                   f"{rec.dtype}")
 
 
+def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
+    """The plan a certificate gives ``rec`` with no pass over the table, or why there is
+    none (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(3, 4), dtype=np.int64)
+    ... def grid(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> p = certified_plan(grid, cell_ir(grid))
+    >>> p.method, p.pattern, p.made_reference is None, int(p.reference[2, 3])
+    ('certificate', 'NOSE', True, 10)
+    """
+    t0 = time.perf_counter()
+    cert = certificate(rec, ir)
+    if not isinstance(cert, Certificate):
+        return f"no certificate ({cert})"
+    broken = cert.violated(rec, ir.params, ir.table)
+    if broken:
+        return f"the certificate needs {broken}"
+    shape2 = (rec.shape[0], rec.shape[1])
+    pattern = select(cert.regions, shape2)
+    if pattern is None:
+        return f"no pattern allows every region the certificate leaves open ({', '.join(cert.regions)})"
+    if rec.dtype.kind in "iu" and cert.floats:
+        return f"the cell may compute a float ({cert.floats}) for an integer table"
+    if value_bounds(rec, ir, BY_CODE[pattern].steps(shape2)) is not None:
+        return f"no proof that every value fits {rec.dtype}"
+    note = f"reads proven for every shape, no pass over the table: {cert.summary()}"
+    return Plan(rec, ir, cert.regions, cert.patterns, pattern, sweep_for(cert.regions), None,
+                None, "certificate", time.perf_counter() - t0, (note,))
+
+
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,
-              progress: Callable[[int], None] | None = None) -> Plan:
+              progress: Callable[[int], None] | None = None, certified: bool = True) -> Plan:
     """Decide the schedule facts for ``rec`` at its own size (see the module docstring);
-    ``ir``, the cell IR when the caller has it (:func:`depgraph.frontend.ir.cell_ir`).
+    ``ir``, the cell IR when the caller has it (:func:`depgraph.frontend.ir.cell_ir`);
+    ``certified``: whether a certificate may stand in for the checked sweep.
 
     Examples
     --------
@@ -170,6 +224,11 @@ def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = Fal
     t0 = time.perf_counter()
     ir = ir or cell_ir(rec)
     notes: list[str] = []
+    if rec.ndim == 2 and not need_stages and certified:
+        proven = certified_plan(rec, ir)
+        if isinstance(proven, Plan):
+            return proven
+        notes.append(f"reads not proven for every shape: {proven}")
     if rec.ndim == 2 and not need_stages:
         try:
             found = checked_sweep(rec, ir)

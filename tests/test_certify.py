@@ -1,0 +1,136 @@
+"""``depgraph.analysis.certify``: what a certificate proves for every shape, what it leaves
+to the checked sweep, and that a fill it lets skip the sweep still never returns a table
+computed from a bad read."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+from sources import LCS
+
+from depgraph import Family, analyze, cell_ir, fill, load
+from depgraph.analysis.certify import Certificate, certificate, certify
+from depgraph.errors import OutOfBoundsError, RecurrenceError
+from depgraph.frontend.loader import definitions, load_module
+from runtime.schedule.plan import certified_plan, make_plan
+
+EXAMPLES = sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: os.path.basename(p)[:-3])
+def test_a_certificate_covers_every_read_the_trace_sees(path):
+    for obj in definitions(load_module(path)).values():
+        for size in (3, 7):
+            rec = obj(size) if isinstance(obj, Family) else obj
+            if rec.ndim != 2:
+                continue
+            cert = certify(cell_ir(rec), rec.args, rec.shape)
+            if isinstance(cert, Certificate) and cert.violated(rec, cell_ir(rec).params) is None:
+                traced = analyze(rec).classification.regions
+                assert set(traced) <= set(cert.regions), (cert.summary(), traced)
+                assert analyze(rec).classification.pattern in cert.patterns or \
+                    set(cert.patterns) <= set(analyze(rec).classification.patterns)
+
+
+def test_the_thesis_cases_are_proven(write_rec):
+    cert = certificate(load(write_rec(LCS)))
+    assert isinstance(cert, Certificate) and cert.patterns == ("NOSE",) and not cert.requires
+    assert cert.summary().startswith("NOSE holds for every shape: reads (i - 1, j - 1) in UpLeft")
+    a = analyze(load(write_rec(LCS))).to_json()
+    assert a["certificate"]["patterns"] == ["NOSE"] and a["certificate_why"] is None
+
+
+@pytest.mark.parametrize("body, why", [
+    ("    return M[i - 1, j] if i > 0 else 1\n", None),
+    ("    return M[i + 1, j] if i > 0 else 1\n", "may leave the table"),
+    ("    return M[i - 1, j] // j if i > 0 else 1\n", "may divide by zero"),
+    ("    k = 0\n    while k < j:\n        k += 1\n    return M[i - 1, k] if i > 0 else 1\n",
+     "a While statement"),
+    ("    return M[i - 1, j] + UNKNOWN if i > 0 else 1\n", "'UNKNOWN', which is not defined"),
+    ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
+    ("    return M[i - 1, j * j] if i > 0 else 1\n", "not at a linear index"),
+])
+def test_what_is_proven_and_why_not(write_rec, body, why):
+    rec = load(write_rec(f"""
+@recurrence(shape=(4, 5), dtype=np.int64)
+def cell(M, i, j):
+{body}"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    if why is None:
+        assert isinstance(found, Certificate) and found.regions == ("Up",)
+    else:
+        assert isinstance(found, str) and why in found
+
+
+KNAPSACK = """
+@family
+def knap(n):
+    w = np.full(n, 2, dtype=np.int64)
+    w[-1] = {last}  # one late row
+    p = np.arange(1, n + 1, dtype=np.int64)
+
+    @recurrence(shape=(n + 1, 3 * n + 1), dtype=np.int64, args=(w, p))
+    def knapsack(M, i, j, w, p):
+        if i == 0 or j == 0:
+            return 0
+        wi = w[i - 1]
+        if wi > j:
+            return M[i - 1, j]
+        return max(M[i - 1, j], p[i - 1] + M[i - 1, j - wi])
+    return knapsack
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_data_that_breaks_a_requirement_is_checked_where_the_fill_runs(write_rec, backend):
+    good = load(write_rec(KNAPSACK.format(last=3)), size=30)
+    plan = make_plan(good, cell_ir(good))
+    assert plan.method == "certificate" and plan.made_reference is None
+    np.testing.assert_array_equal(fill(good, backend=backend).table, analyze(good).table)
+    # a negative weight in the last row: j - w reads past the right edge in that row only
+    bad = load(write_rec(KNAPSACK.format(last=-2)), size=30)
+    assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(bad, cell_ir(bad))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(30, 90\) reads \(29, 92\), outside shape \(31, 91\)"):
+        fill(bad, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_read_only_one_cell_makes_is_not_proven_away(write_rec, backend):
+    # reads Up everywhere but in one cell of a large table, which reads Right: no
+    # certificate (the branch is in the source), and the checked sweep finds the cell
+    rec = load(write_rec("""
+@recurrence(shape=(40, 50), dtype=np.int64)
+def odd(M, i, j):
+    if i == 0:
+        return j
+    if i == 31 and j == 17 and j + 1 < M.shape[1]:
+        return M[i, j + 1] + 1
+    return M[i - 1, j] + 1
+"""))
+    cert = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(cert, Certificate) and cert.regions == ("Right", "Up")
+    r = fill(rec, backend=backend, verify=True)
+    assert r.pattern in cert.patterns and "equals the sequential reference" in r.verified
+
+
+def test_a_cell_that_may_raise_keeps_the_sweep(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(6, 6), dtype=np.int64)
+def div(M, i, j):
+    if i == 0:
+        return 1
+    return M[i - 1, j] // (j - 3)
+"""))
+    assert "may divide by zero" in certify(cell_ir(rec), rec.args, rec.shape)
+    with pytest.raises(RecurrenceError, match="ZeroDivisionError"):
+        fill(rec, backend="cpu")
+
+
+def test_a_damaged_certificate_is_proven_again(write_rec, monkeypatch, tmp_path):
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    rec = load(write_rec(LCS))
+    first = certificate(rec)
+    (path,) = (tmp_path / "certificates").iterdir()
+    path.write_text('{"reads": [')
+    assert certificate(rec) == first
