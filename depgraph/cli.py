@@ -19,6 +19,7 @@ import shlex
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -167,17 +168,48 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _process_age() -> float | None:
+    """Seconds since this process started (Linux's ``/proc``), or ``None``."""
+    try:
+        with open("/proc/self/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return uptime - started / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _phases(start: float | None, t0: float, load_s: float, res: Any, fill_s: float,
+            write_s: float) -> dict[str, float | None]:
+    """Where the command's time went: start-up (the interpreter and imports), loading the
+    file, the fill's own phases and the rest of the fill (the GPU's context, the cost
+    model, memory checks), writing; ``total_s`` is their sum."""
+    listed = res.plan_s + res.compile_s + res.h2d_s + res.compute_s + res.d2h_s
+    phases = {"startup_s": start, "load_s": load_s, "plan_s": res.plan_s,
+              "compile_s": res.compile_s, "h2d_s": res.h2d_s, "compute_s": res.compute_s,
+              "d2h_s": res.d2h_s, "fill_rest_s": max(0.0, fill_s - listed),
+              "write_s": write_s}
+    phases["total_s"] = (start or 0.0) + time.perf_counter() - t0
+    return phases
+
+
 def _run(args: argparse.Namespace) -> int:
+    start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
     rec = load(args.file, name=args.name, size=args.size)
     if args.score:
         return _run_score(args, rec, out)
+    t1 = time.perf_counter()
     res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
-               progress=_progress(not args.json))
+                        copy_back=out is not None, progress=_progress(not args.json))
+    t2 = time.perf_counter()
     if out:
         _save(out, res.table)
+    t3 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
-            "output": args.output}
+            "output": args.output,
+            "phases": _phases(start, t0, t1 - t0, res, t2 - t1, t3 - t2)}
     print(json.dumps(data) if args.json else format_run(data))
     return 0
 
@@ -330,9 +362,19 @@ def format_run(d: dict[str, Any]) -> str:
     pattern = f" {d['pattern']}" if d["pattern"] else ""
     lines = _head(d, f"schedule     {d['schedule']}{pattern}: {d['steps']:,} steps")
     if d["backend"] == "cuda":
-        lines.append(f"transfers    host->device {d['h2d_s']:.4f} s, device->host {d['d2h_s']:.4f} s "
+        back = ("none: the table stays on the device (-o or --verify copies it back)"
+                if d["on_device"] else f"{d['d2h_s']:.4f} s")
+        lines.append(f"transfers    host->device {d['h2d_s']:.4f} s, device->host {back} "
                      "(apart from compute)")
-    lines.append(f"planning     {d['plan_s']:.4f} s (reads checked at this size)")
+    lines.append(f"planning     {d['plan_s']:.4f} s")
+    if d.get("phases"):
+        p = d["phases"]
+        parts = [(k[:-2].replace("_", " "), v) for k, v in p.items()
+                 if k != "total_s" and v is not None]
+        lines.append(f"time         {p['total_s']:.2f} s in all: "
+                     + ", ".join(f"{name} {v:.3f}" for name, v in parts))
+    if d["target"] is not None:
+        lines.append(f"value        M{tuple(d['target'])} = {d['value']} (the last cell filled)")
     lines += _why(d)
     if d["output"]:
         lines.append(f"saved        {d['output']}")
@@ -376,6 +418,7 @@ def format_analysis(d: dict[str, Any]) -> str:
         f"base cases   {d['base_cases']:,}",
         f"stages       {d['stages']:,} (minimal, Algorithm 1); widest stage {d['max_stage_width']:,} cells",
         f"source       {_source_reads(d)}",
+        f"certificate  {d['certificate']['summary'] if d['certificate'] else 'none: ' + str(d['certificate_why'])}",
     ]
     if d["regions"] is None:
         lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables; "
@@ -484,10 +527,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.  It leaves as soon as the output is flushed: an
+    interrupted command must not wait for its abandoned worker's fill, and tearing down
+    the interpreter (the GPU's context, numba's threads) adds time nobody asked for."""
     status = main()
-    if status == 130:  # interrupted: leave now, not after the abandoned worker's fill
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(status)
-    sys.exit(status)
+    except OSError:  # the output's reader left
+        pass
+    os._exit(status)

@@ -6,9 +6,11 @@
 - :func:`read_json` / :func:`write_json`: small measured facts (the GPU cost model's
   calibration, the strips' cell orders); a missing, damaged or unreadable file reads as
   none, and a file that cannot be written is skipped.
-- :func:`compiled`: ``numba.njit(cache=True)`` whose cache lives under the cache root, not
-  in the installed package's ``__pycache__``, and whose entries that cannot be loaded
-  (damaged, from another numba) are a miss, compiled again, not an error.
+- :func:`compiled` and :func:`cached`: numba dispatchers whose disk cache lives under the
+  cache root, not in the installed package's ``__pycache__``, and whose entries that
+  cannot be loaded (damaged, from another numba) are a miss, compiled again, not an
+  error; :func:`module_file` keeps a generated kernel's source as a file there, so numba
+  can cache what it compiled from it across processes.
 
 Assumptions: the cache is a convenience: anything in it may be missing or damaged, and
 depgraph then measures or compiles again.
@@ -23,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_root", "folder", "read_json", "write_json", "compiled"]
+__all__ = ["cache_root", "folder", "read_json", "write_json", "compiled", "cached",
+           "module_file"]
 
 
 def cache_root() -> Path:
@@ -77,18 +80,28 @@ def write_json(path: Path, value: Any) -> None:
 
 def compiled(func: Callable[..., Any], **options: Any) -> Any:
     """``numba.njit(cache=True, nogil=True, **options)(func)`` (nogil: the CLI's main thread
-    takes an interrupt while it runs) with its cache in the cache root's ``numba`` folder (no cache at all where that cannot be made), loading an entry that
-    fails as a miss."""
-    from numba import config, njit  # numba: when the first compiled helper is needed
+    takes an interrupt while it runs) with its cache in the cache root's ``numba`` folder
+    (no cache at all where that cannot be made), loading an entry that fails as a miss."""
+    from numba import njit  # numba: when the first compiled helper is needed
+
+    return cached(lambda cache: njit(cache=cache, nogil=True, **options)(func))
+
+
+def cached(make: Callable[[bool], Any]) -> Any:
+    """The numba dispatcher ``make(cache)`` returns, made with its disk cache (``cache``
+    true) in the cache root's ``numba`` folder, where that folder can be made (else
+    ``make(False)``); an entry that cannot be loaded (damaged, truncated, from another
+    numba) is a miss, compiled again, and one that cannot be saved is skipped."""
+    from numba import config  # numba: when the first compiled function is needed
 
     try:
         where = folder("numba")
     except OSError:
-        return njit(nogil=True, **options)(func)
+        return make(False)
     before = config.CACHE_DIR
     config.CACHE_DIR = str(where)  # read when the dispatcher picks its cache's place
     try:
-        dispatcher = njit(cache=True, nogil=True, **options)(func)
+        dispatcher = make(True)
     finally:
         config.CACHE_DIR = before
     cache = dispatcher._cache  # numba's disk cache of this function
@@ -112,3 +125,27 @@ def compiled(func: Callable[..., Any], **options: Any) -> Any:
 
     cache.load_overload, cache.save_overload = load_or_miss, save_or_skip
     return dispatcher
+
+
+def module_file(name: str, source: str, namespace: dict[str, Any]) -> Any | None:
+    """The module of generated ``source``, kept as ``kernels/<name>.py`` in the cache root
+    (written once, never rewritten: numba's disk cache knows a file by its time stamp) and
+    run with ``namespace`` as its globals; ``None`` where the folder cannot be written."""
+    import importlib.util
+
+    try:
+        path = folder("kernels") / f"{name}.py"
+        if not path.exists():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=path.parent)
+            with os.fdopen(fd, "w") as f:
+                f.write(source)
+            os.replace(tmp, path)
+    except OSError:
+        return None
+    spec = importlib.util.spec_from_file_location(f"depgraph_kernels.{name}", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(namespace)
+    spec.loader.exec_module(module)
+    return module

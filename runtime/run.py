@@ -33,7 +33,7 @@ from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
-from patterns import BY_CODE
+from patterns import BY_CODE, step_line
 from runtime.backends import cpu, python
 from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
 from runtime.backends.diagnose import explain
@@ -50,7 +50,7 @@ from runtime.backends.walk import (
 )
 from runtime.schedule import costmodel
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
-from runtime.schedule.plan import Plan, make_plan
+from runtime.schedule.plan import Plan, certified_plan, make_plan
 from runtime.schedule.score_plan import score_plan
 
 __all__ = ["FillResult", "fill", "compare", "score", "verify_score", "compare_score"]
@@ -82,6 +82,11 @@ class FillResult:
         Why each choice was made, and the GPU kernel's description.
     verified : str or None
         How the table agrees with the sequential reference, when asked.
+    device_table : device array or None
+        The table left on the GPU when it was not copied back (``__cuda_array_interface__``:
+        CuPy and PyTorch take it without a copy).
+    target, value :
+        The last cell the schedule fills (the pattern's, else the stages') and its value.
     """
 
     table: np.ndarray | None
@@ -96,6 +101,9 @@ class FillResult:
     compile_s: float = 0.0
     notes: tuple[str, ...] = field(default=())
     verified: str | None = None
+    device_table: Any = None
+    target: tuple[int, ...] | None = None
+    value: Any = None
 
     @property
     def cells(self) -> int:
@@ -118,6 +126,9 @@ class FillResult:
             "compile_s": self.compile_s,
             "cells_per_s": cells / self.compute_s if self.compute_s > 0 else None,
             "verified": self.verified,
+            "on_device": self.device_table is not None,
+            "target": None if self.target is None else list(self.target),
+            "value": self.value.item() if isinstance(self.value, np.generic) else self.value,
             "notes": list(self.notes),
         }
 
@@ -160,9 +171,10 @@ def _stage_arrays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     return a.graph.flat_cells()[a.stages.order], a.stages.ptr
 
 
-#: What one fill on a backend returns: table, steps, compute_s, h2d_s, d2h_s, compile_s
-#: and the GPU kernel's description ("" elsewhere).
-_Run = tuple[np.ndarray | None, int, float, float, float, float, str]
+#: What one fill on a backend returns: the table (on the host, or the device array
+#: holding it when not copied back), steps, compute_s, h2d_s, d2h_s, compile_s and the
+#: GPU kernel's description ("" elsewhere).
+_Run = tuple[Any, int, float, float, float, float, str]
 
 
 def _python(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
@@ -231,7 +243,8 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
         assert g is not None and g.cells is None  # the whole table: nodes are flat cells
         res = steps.ready_fill(rec, ir, cells, g.indptr, g.indices, copy_back)
     count = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
-    return res.table, count, res.compute_s, res.h2d_s, res.d2h_s, res.compile_s, res.kernel
+    return (res.table if res.table is not None else res.device, count, res.compute_s,
+            res.h2d_s, res.d2h_s, res.compile_s, res.kernel)
 
 
 def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
@@ -269,17 +282,19 @@ def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back
     return _cuda(rec, schedule, plan, copy_back, progress)
 
 
-def _check_host_memory(rec: Recurrence, tables: int) -> None:
-    """``TooLargeError`` before any work when ``tables`` copies of the table (the plan's
-    sequential reference, the table filled) do not fit in the memory available."""
-    need = tables * rec.cells * rec.dtype.itemsize
+def _check_host_memory(rec: Recurrence, reference: bool, table: bool) -> None:
+    """``TooLargeError`` before any work when the tables a fill holds on the host (the
+    sequential ``reference`` the plan checks the reads with, the ``table`` filled) do
+    not fit in the memory available."""
+    held = [what for what, needed in (("the sequential reference the plan checks the reads "
+                                       "with", reference), ("the table filled", table)) if needed]
+    need = len(held) * rec.cells * rec.dtype.itemsize
     free = memory.available_memory()
     if need > free:
         raise TooLargeError(
-            f"filling {rec.name!r} at shape {rec.shape} holds {tables} {rec.dtype} table(s) "
-            f"in memory (the sequential reference the plan checks the reads with, and the "
-            f"table filled): {format_bytes(need)}, more than the {format_bytes(free)} "
-            f"available; fill a smaller size, or keep only the score "
+            f"filling {rec.name!r} at shape {rec.shape} holds {len(held)} {rec.dtype} "
+            f"table(s) in memory ({' and '.join(held)}): {format_bytes(need)}, more than the "
+            f"{format_bytes(free)} available; fill a smaller size, or keep only the score "
             f"({setting('score', True)}: O(n) memory)")
 
 
@@ -302,7 +317,8 @@ def fill(
     verify : bool
         Compare with the sequential reference (exact for integers, tight for floats).
     copy_back : bool
-        Copy the table back from the device (``False``: keep it there; timings only).
+        Copy the table back from the device (``False``: keep it there, as
+        ``FillResult.device_table``; ``verify`` copies it back all the same).
     plan : Plan, optional
         A plan made earlier for this same recurrence (:func:`runtime.schedule.plan.make_plan`).
     progress : Progress, optional
@@ -331,9 +347,18 @@ def fill(
         raise UsageError(f"{setting('schedule', schedule)} runs on the cuda backend")
     if name == "cuda":
         require()
-    if name != "python":  # the trace checks its own memory
-        _check_host_memory(rec, (plan is None) + (name == "cpu" or copy_back))
+    copy_back = copy_back or verify
     ir = plan.ir if plan is not None else cell_ir(rec)
+    tried = False  # whether a certificate was asked for already
+    if plan is None and name != "python" and rec.ndim == 2 and schedule not in ("stages", "ready"):
+        proven, tried = certified_plan(rec, ir), True
+        if isinstance(proven, Plan):
+            plan = proven
+        else:
+            notes.append(f"reads not proven for every shape: {proven}")
+    if name != "python":  # the trace checks its own memory
+        _check_host_memory(rec, plan is None or (verify and plan.made_reference is None),
+                           name == "cpu" or copy_back)
     tracing = progress("tracing cells", rec.cells) if progress else None
     if name == "python":
         # the python backend is the reference itself: plan by tracing
@@ -341,7 +366,7 @@ def fill(
     elif plan is None:
         try:
             plan = make_plan(rec, ir, need_stages=schedule in ("stages", "ready"),
-                             progress=tracing)
+                             progress=tracing, certified=not tried)
         except CompileError as exc:
             explained = explain(rec, exc)
             if explained is exc:  # the cell compiles alone, its checked reads do not
@@ -370,9 +395,27 @@ def fill(
                                                                 copy_back, progress)
     if kernel:
         notes.append(f"kernel: {kernel}")
-    verified = compare(table, plan.reference) if verify and table is not None else None
-    return FillResult(table, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
-                      steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified)
+    host = table if isinstance(table, np.ndarray) else None
+    verified = compare(host, plan.reference) if verify and host is not None else None
+    target = _last_cell(plan)
+    value = (host if host is not None else table)[target] if table is not None else None
+    return FillResult(host, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
+                      steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified,
+                      None if host is not None else table, target, value)
+
+
+def _last_cell(plan: Plan) -> tuple[int, ...]:
+    """The last cell of the plan's pattern order (2-D), else of its stage order, else the
+    table's last cell: where a recurrence's answer usually is."""
+    shape = plan.recurrence.shape
+    if plan.pattern is not None:
+        p = BY_CODE[plan.pattern]
+        i0, j0, di, dj, count = step_line(p.index, p.steps((shape[0], shape[1])) - 1, *shape)
+        return (i0 + (count - 1) * di, j0 + (count - 1) * dj)
+    if plan.analysis is not None and plan.analysis.trace.cells.size:
+        cells, _ = _stage_arrays(plan)
+        return tuple(int(k) for k in np.unravel_index(int(cells[-1]), shape))
+    return tuple(n - 1 for n in shape)
 
 
 def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = None,

@@ -215,3 +215,15 @@ def test_an_interrupt_ends_a_compiled_fill_at_once(write_rec, tmp_path):
     out, err = proc.communicate(timeout=60)
     assert time.perf_counter() - sent < 5
     assert proc.returncode == 130 and err == "depgraph: interrupted\n" and out == ""
+
+
+def test_run_json_gives_phases_that_add_up_and_the_last_cell(write_rec, capsys):
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    phases = d["phases"]
+    parts = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
+    assert abs(parts - phases["total_s"]) < 1e-6 + 0.05 * phases["total_s"]
+    assert d["target"] == [7, 6] and d["value"] == 4 and d["on_device"] is False
+    assert main(["run", write_rec(LCS), "--backend", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "value        M(7, 6) = 4 (the last cell filled)" in out and "s in all: startup" in out

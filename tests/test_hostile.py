@@ -207,7 +207,7 @@ def test_a_table_larger_than_memory_is_refused_before_any_work(write_rec, backen
 def huge(M, i, j):
     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
 """))
-    with pytest.raises(TooLargeError, match=r"16000.0 GB.*score=True"):
+    with pytest.raises(TooLargeError, match=r"\(the table filled\): 8000.0 GB.*score=True"):
         fill(rec, backend=backend)
 
 

@@ -17,11 +17,15 @@ spaces a level.
 from __future__ import annotations
 
 import hashlib
+import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Emitter", "compile_source", "digest", "remember", "arg_names", "arg_tail"]
+from runtime.backends.cache import cell_digest
+
+__all__ = ["Emitter", "compile_source", "digest", "stable", "remember", "arg_names",
+           "arg_tail"]
 
 _INDENT = "    "
 
@@ -148,7 +152,19 @@ def _describe(value: Any) -> str:
         return repr(value)
     if isinstance(value, tuple):
         return "(" + ", ".join(_describe(v) for v in value) + ")"
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    func = getattr(value, "py_func", value)  # a numba dispatcher: the function it compiles
+    if isinstance(func, types.FunctionType):
+        return f"function {func.__module__}.{func.__qualname__} {cell_digest(func)}"
     return f"{type(value).__qualname__}@{id(value):x}"
+
+
+def stable(key_names: Mapping[str, Any]) -> bool:
+    """Whether every name a kernel sees is described by what it is, not by where it sits
+    in this process's memory, so its :func:`digest` names the same kernel in another
+    process."""
+    return all("@" not in _describe(v) for v in key_names.values())
 
 
 def digest(source: str, names: Mapping[str, Any] = {}) -> str:

@@ -37,8 +37,9 @@ from depgraph.errors import (
 )
 from depgraph.memory import format_bytes
 from depgraph.model import Recurrence
+from depgraph.usercache import cached, module_file
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import compile_source, digest, remember
+from runtime.backends.emit import compile_source, digest, remember, stable
 
 __all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches",
            "multiprocessors", "sms", "max_blocks", "free_memory", "run", "compile_kernel",
@@ -114,17 +115,25 @@ def compile_kernel(rec: Recurrence, source: str, name: str, cell: Any = None,
     names = {"cuda": cuda, "cell": device_cell(rec) if cell is None else cell, **names}
     limit = registers if registers and not simulated() else None
     key = digest(source, {**names, "max_registers": limit})
+    options = {"max_registers": limit} if limit else {}
 
     def build() -> Any:
-        jit = cuda.jit(max_registers=limit) if limit else cuda.jit
-        return jit(compile_source(source, name, names))
+        # kept on disk where every name it sees is described by what it is: a second
+        # process then loads what numba compiled instead of compiling it again
+        module = None if simulated() or not stable(names) else \
+            module_file(f"k{key}", source, dict(names))
+        if module is None:
+            return cuda.jit(**options)(compile_source(source, name, names))
+        return cached(lambda cache: cuda.jit(cache=cache, **options)(getattr(module, name)))
 
     return CACHE.get(rec.func, ("cuda", key), build)
 
 
 @dataclass
 class DeviceFill:
-    """Times of one device fill, in seconds; the table when it was copied back."""
+    """Times of one device fill, in seconds; the table when it was copied back, else the
+    device array holding it (``device``: ``__cuda_array_interface__``, so CuPy and
+    PyTorch take it without a copy)."""
 
     table: np.ndarray | None
     h2d_s: float
@@ -133,6 +142,7 @@ class DeviceFill:
     launches: int
     compile_s: float
     kernel: str = ""
+    device: Any = None
 
 
 def multiprocessors() -> int:
@@ -262,6 +272,45 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
         _launch(kernel, blocks, threads, args)
     cuda.synchronize()
     t3 = time.perf_counter()
-    table = dM.copy_to_host() if copy_back else None
+    table = to_host(cuda, dM) if copy_back else None
     t4 = time.perf_counter()
-    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), t2 - t1, label)
+    return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), t2 - t1, label,
+                      None if copy_back else dM)
+
+
+#: Bytes of each of the two pinned buffers a table comes back to the host through.
+STAGE_BYTES = 64 << 20
+
+
+def to_host(cuda: Any, dM: Any, stage_bytes: int = STAGE_BYTES) -> np.ndarray:
+    """A device table copied to a new host array, in its own layout.
+
+    A copy into pageable memory goes through the driver's own small pinned buffers, at
+    about a tenth of the link's speed; pinning the whole table costs more than it saves.
+    So the table comes through two pinned buffers of ``stage_bytes`` in turn: while one
+    chunk crosses the link (on its own stream) the one before is copied out of the other.
+    """
+    if dM.size * dM.dtype.itemsize <= stage_bytes:
+        return dM.copy_to_host()
+    order = "C" if dM.is_c_contiguous() else "F"
+    out = np.empty(dM.shape, dtype=dM.dtype, order=order)
+    flat, host = dM.ravel(order=order), out.ravel(order=order)
+    chunk = max(1, stage_bytes // dM.dtype.itemsize)
+    buffers = [cuda.pinned_array(chunk, dtype=dM.dtype) for _ in range(2)]
+    streams = [cuda.stream() for _ in range(2)]
+    pending: list[tuple[int, int, int]] = []
+
+    def drain() -> None:
+        a, b, k = pending.pop(0)
+        streams[k].synchronize()
+        host[a:b] = buffers[k][:b - a]
+
+    for n, a in enumerate(range(0, flat.size, chunk)):
+        b, k = min(flat.size, a + chunk), n % 2
+        if len(pending) == 2:
+            drain()
+        flat[a:b].copy_to_host(buffers[k][:b - a], stream=streams[k])
+        pending.append((a, b, k))
+    while pending:
+        drain()
+    return out
