@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -142,10 +143,11 @@ def module_file(name: str, source: str, namespace: dict[str, Any]) -> Any | None
             os.replace(tmp, path)
     except OSError:
         return None
-    spec = importlib.util.spec_from_file_location(f"depgraph_kernels.{name}", path)
+    spec = importlib.util.spec_from_file_location(f"depgraph_kernel_{name}", path)
     if spec is None or spec.loader is None:
         return None
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(namespace)
+    sys.modules[spec.name] = module  # numba finds a cached function's module by its name
     spec.loader.exec_module(module)
     return module

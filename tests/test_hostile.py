@@ -235,3 +235,22 @@ def test_a_score_whose_values_are_proven_checks_none(write_rec):
 
     r = score(load(write_rec(LCS)), backend="cpu")
     assert not any("each value checked" in note for note in r.notes)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_kernel_kept_on_disk_is_keyed_by_what_the_cell_reads(write_rec, backend):
+    # n, a closure value, decides which cells read what: each size its own kernel, in
+    # memory and in the kernels kept on disk
+    path = write_rec("""
+@family
+def skew(n):
+    @recurrence(shape=(n, n), dtype=np.int64)
+    def skew(M, i, j):
+        if i == 0 or j == 0 or j == n - 1:
+            return n
+        return M[i, j - 1] + M[i - 1, j + 1]
+    return skew
+""")
+    for size in (5, 7, 5):
+        rec = load(path, size=size)
+        np.testing.assert_array_equal(fill(rec, backend=backend).table, _reference(rec))

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["KernelCache", "CACHE", "cell_digest"]
+__all__ = ["KernelCache", "CACHE", "cell_digest", "content_digest"]
 
 
 def _code(code: types.CodeType) -> tuple[Any, ...]:
@@ -63,7 +63,10 @@ def _value(value: Any, seen: set[int]) -> Any:
     if isinstance(inner, types.FunctionType):
         options = sorted((k, repr(v)) for k, v in getattr(value, "targetoptions", {}).items())
         return (type(value).__qualname__, tuple(options), _function(inner, seen))
-    return ("object", type(value).__qualname__, id(value))
+    defining = getattr(value, "_defn", None)  # a numba intrinsic: the function defining it
+    if isinstance(defining, types.FunctionType):
+        return (type(value).__qualname__, _function(defining, seen))
+    return ("object", type(value).__qualname__, f"{_IDENTITY}{id(value):x}")
 
 
 def _function(func: types.FunctionType, seen: set[int]) -> Any:
@@ -91,6 +94,28 @@ def cell_digest(func: Callable[..., Any]) -> str:
     (True, False)
     """
     return hashlib.sha256(repr(_function(func, set())).encode()).hexdigest()[:32]
+
+
+#: How an object known only by its identity shows in what a digest is made of.
+_IDENTITY = "object at "
+
+
+def content_digest(func: Callable[..., Any]) -> str | None:
+    """:func:`cell_digest` when everything ``func`` depends on is named by its contents,
+    so another process computes the same; ``None`` when something is known only by its
+    identity (an object of no kind named here).
+
+    Examples
+    --------
+    >>> def make(c):
+    ...     def g(M, i):
+    ...         return c
+    ...     return g
+    >>> content_digest(make(1)) == cell_digest(make(1)), content_digest(make(object()))
+    (True, None)
+    """
+    text = repr(_function(func, set()))
+    return None if _IDENTITY in text else hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 class KernelCache:

@@ -33,10 +33,18 @@ from depgraph.errors import CompileError, RecurrenceError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
+from depgraph.usercache import cached, module_file
 from patterns import PATTERNS, REGIONS, STEP_SOURCE, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
+from runtime.backends.emit import (
+    Emitter,
+    arg_tail,
+    compile_source,
+    digest,
+    remember,
+    stable,
+)
 from runtime.backends.rewrite import rewrite_reads
 
 __all__ = [
@@ -141,7 +149,7 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False) -> Any:
         ns["_dg_read"] = _checked_read2()
         src = rewrite_reads(ir, "_dg_read", "_dg_cell")
         return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
-                        digest(src, {"_dg_read": "checked read, 2-D"}))
+                        digest(src, {"_dg_read": "checked read, 2-D", "cell": rec.func}))
 
     return CACHE.get(rec.func, ("cpu", "cell", checked), build)
 
@@ -244,9 +252,14 @@ def kernel(rec: Recurrence, source: str, name: str, cell: Any,
 
     def make(nrt: bool) -> Any:
         def build() -> Any:
-            # nogil: a waiting main thread takes an interrupt while the fill runs
-            return jit(compile_source(source, name, dict(names)), _nrt=nrt, nogil=True,
-                       **jit_options)
+            # nogil: a waiting main thread takes an interrupt while the fill runs; kept on
+            # disk where every name it sees is described by what it is, so a second
+            # process loads what numba compiled instead of compiling it again
+            options = {"_nrt": nrt, "nogil": True, **jit_options}
+            module = module_file(f"c{key}", source, dict(names)) if stable(names) else None
+            if module is None:
+                return jit(compile_source(source, name, dict(names)), **options)
+            return cached(lambda cache: jit(getattr(module, name), cache=cache, **options))
 
         return CACHE.get(rec.func, ("cpu", key, nrt), build)
 

@@ -58,7 +58,7 @@ def _checked_cell(rec: Recurrence, ir: CellIR, found: list[str]) -> Any:
     lines ``found``."""
     read = checked_read_source("True", found)
     body = rewrite_reads(ir, "_dg_read", "_dg_cell")
-    key = digest(body, {"read": digest(read)})
+    key = digest(body, {"read": digest(read), "cell": rec.func})  # its namespace too
 
     def build() -> Any:
         ns = function_namespace(rec.func)

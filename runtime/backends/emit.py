@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from runtime.backends.cache import cell_digest
+from runtime.backends.cache import content_digest
 
 __all__ = ["Emitter", "compile_source", "digest", "stable", "remember", "arg_names",
            "arg_tail"]
@@ -154,9 +154,12 @@ def _describe(value: Any) -> str:
         return "(" + ", ".join(_describe(v) for v in value) + ")"
     if isinstance(value, types.ModuleType):
         return f"module {value.__name__}"
-    func = getattr(value, "py_func", value)  # a numba dispatcher: the function it compiles
+    # a numba dispatcher: the function it compiles; an intrinsic: the function defining it
+    func = getattr(value, "py_func", None) or getattr(value, "_defn", None) or value
     if isinstance(func, types.FunctionType):
-        return f"function {func.__module__}.{func.__qualname__} {cell_digest(func)}"
+        content = content_digest(func)
+        if content is not None:
+            return f"function {func.__qualname__} {content}"
     return f"{type(value).__qualname__}@{id(value):x}"
 
 

@@ -98,7 +98,7 @@ def rewritten_cell(rec: Recurrence, ir: CellIR, read: str, names: dict[str, Any]
     cell function's source cannot be rewritten."""
     body = rewrite_reads(ir, "_dg_read", "_dg_cell", cell_args=cell_args, hoist=hoist,
                          narrow=narrow, speculate=speculate, kept=kept)
-    key = digest(body, {"read": digest(read, names)})
+    key = digest(body, {"read": digest(read, names), "cell": rec.func})  # its namespace too
 
     def build() -> Any:
         cuda = cuda_module()
