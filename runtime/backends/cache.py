@@ -107,11 +107,11 @@ def content_digest(func: Callable[..., Any]) -> str | None:
 
     Examples
     --------
-    >>> def make(c):
-    ...     def g(M, i):
-    ...         return c
-    ...     return g
-    >>> content_digest(make(1)) == cell_digest(make(1)), content_digest(make(object()))
+    >>> def f(M, i, scale=2):
+    ...     return scale * i
+    >>> def g(M, i, marker=object()):  # a default known only by its identity
+    ...     return i
+    >>> content_digest(f) == cell_digest(f), content_digest(g)
     (True, None)
     """
     text = repr(_function(func, set()))
