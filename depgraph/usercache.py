@@ -60,23 +60,31 @@ def read_json(path: Path) -> Any:
         return None
 
 
-def write_json(path: Path, value: Any) -> None:
-    """Write ``value`` to ``path`` whole (a temporary file renamed over it, so a reader
-    never sees half of one); nothing happens where the cache cannot be written."""
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError:
-        return  # a read-only home: what was measured stays in memory
+def _write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole: a temporary file renamed over it, so a reader
+    never sees half of one, and none is left behind when writing fails (``OSError``)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(value, f, indent=1, sort_keys=True)
+            f.write(text)
         os.replace(tmp, path)
-    except OSError:  # a full disk: no half-written file left behind
+    except OSError:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` to ``path`` whole (:func:`_write_whole`); nothing happens where the
+    cache cannot be written (a read-only home, a full disk: what was measured stays in
+    memory)."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _write_whole(path, json.dumps(value, indent=1, sort_keys=True))
+    except OSError:
+        pass
 
 
 def compiled(func: Callable[..., Any], **options: Any) -> Any:
@@ -137,10 +145,7 @@ def module_file(name: str, source: str, namespace: dict[str, Any]) -> Any | None
     try:
         path = folder("kernels") / f"{name}.py"
         if not path.exists():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=path.parent)
-            with os.fdopen(fd, "w") as f:
-                f.write(source)
-            os.replace(tmp, path)
+            _write_whole(path, source)
     except OSError:
         return None
     spec = importlib.util.spec_from_file_location(f"depgraph_kernel_{name}", path)

@@ -33,17 +33,16 @@ from depgraph.errors import CompileError, RecurrenceError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
-from depgraph.usercache import cached, module_file
 from patterns import PATTERNS, REGIONS, STEP_SOURCE, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import (
     Emitter,
     arg_tail,
+    compile_kept,
     compile_source,
     digest,
     remember,
-    stable,
 )
 from runtime.backends.rewrite import rewrite_reads
 
@@ -252,14 +251,9 @@ def kernel(rec: Recurrence, source: str, name: str, cell: Any,
 
     def make(nrt: bool) -> Any:
         def build() -> Any:
-            # nogil: a waiting main thread takes an interrupt while the fill runs; kept on
-            # disk where every name it sees is described by what it is, so a second
-            # process loads what numba compiled instead of compiling it again
-            options = {"_nrt": nrt, "nogil": True, **jit_options}
-            module = module_file(f"c{key}", source, dict(names)) if stable(names) else None
-            if module is None:
-                return jit(compile_source(source, name, dict(names)), **options)
-            return cached(lambda cache: jit(getattr(module, name), cache=cache, **options))
+            # nogil: a waiting main thread takes an interrupt while the fill runs
+            return compile_kept(source, name, names, f"c{key}", lambda func, cache: jit(
+                func, cache=cache, _nrt=nrt, nogil=True, **jit_options))
 
         return CACHE.get(rec.func, ("cpu", key, nrt), build)
 

@@ -22,10 +22,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from depgraph.usercache import cached, module_file
 from runtime.backends.cache import content_digest
 
-__all__ = ["Emitter", "compile_source", "digest", "stable", "remember", "arg_names",
-           "arg_tail"]
+__all__ = ["Emitter", "compile_source", "compile_kept", "digest", "stable", "remember",
+           "arg_names", "arg_tail"]
 
 _INDENT = "    "
 
@@ -161,6 +162,19 @@ def _describe(value: Any) -> str:
         if content is not None:
             return f"function {func.__qualname__} {content}"
     return f"{type(value).__qualname__}@{id(value):x}"
+
+
+def compile_kept(source: str, name: str, names: Mapping[str, Any], key: str,
+                 jit: Callable[[Callable[..., Any], bool], Any], keep: bool = True) -> Any:
+    """The function ``name`` of generated ``source`` seeing ``names``, compiled by
+    ``jit(function, cache)``.  Where ``keep`` and every name is described by what it is
+    (:func:`stable`), its source is kept as the file ``key`` in the cache root and numba's
+    disk cache beside it, so a second process loads what numba compiled instead of
+    compiling it again (:func:`depgraph.usercache.module_file`)."""
+    module = module_file(key, source, dict(names)) if keep and stable(names) else None
+    if module is None:
+        return jit(compile_source(source, name, dict(names)), False)
+    return cached(lambda cache: jit(getattr(module, name), cache))
 
 
 def stable(key_names: Mapping[str, Any]) -> bool:

@@ -37,9 +37,8 @@ from depgraph.errors import (
 )
 from depgraph.memory import format_bytes
 from depgraph.model import Recurrence
-from depgraph.usercache import cached, module_file
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import compile_source, digest, remember, stable
+from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
 __all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches",
            "multiprocessors", "sms", "max_blocks", "free_memory", "run", "compile_kernel",
@@ -118,13 +117,9 @@ def compile_kernel(rec: Recurrence, source: str, name: str, cell: Any = None,
     options = {"max_registers": limit} if limit else {}
 
     def build() -> Any:
-        # kept on disk where every name it sees is described by what it is: a second
-        # process then loads what numba compiled instead of compiling it again
-        module = None if simulated() or not stable(names) else \
-            module_file(f"k{key}", source, dict(names))
-        if module is None:
-            return cuda.jit(**options)(compile_source(source, name, names))
-        return cached(lambda cache: cuda.jit(cache=cache, **options)(getattr(module, name)))
+        # the simulator compiles nothing, so keeps nothing
+        return compile_kept(source, name, names, f"k{key}", lambda func, cache: cuda.jit(
+            cache=cache, **options)(func), keep=not simulated())
 
     return CACHE.get(rec.func, ("cuda", key), build)
 
