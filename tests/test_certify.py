@@ -134,3 +134,22 @@ def test_a_damaged_certificate_is_proven_again(write_rec, monkeypatch, tmp_path)
     (path,) = (tmp_path / "certificates").iterdir()
     path.write_text('{"reads": [')
     assert certificate(rec) == first
+
+
+def test_a_size_fact_names_the_table_as_the_cell_does(write_rec):
+    # the table is T, not M: the square-table requirement is worded and checked as T's
+    rec = load(write_rec("""
+@family
+def chain(n):
+    @recurrence(shape=(n, n), dtype=np.int64)
+    def chain(T, i, j):
+        if j <= i:
+            return 0
+        return T[i + 1, j] + 1
+    return chain
+"""), size=6)
+    cert = certify(cell_ir(rec), rec.args, rec.shape)
+    assert [str(r) for r in cert.requires] == ["T.shape[0] == T.shape[1]"]
+    assert cert.violated(rec, cell_ir(rec).params, "T") is None
+    r = fill(rec, backend="cpu", verify=True)
+    assert r.value == 5 and "equals the sequential reference" in r.verified

@@ -64,8 +64,9 @@ LADDER = (None, 0, 1)
 class Requirement:
     """``subject relation bound``, what an instance must satisfy for the certificate to
     hold: ``min(w) >= 0`` of an argument's data, or a size fact the proof used,
-    ``M.shape[0] == M.shape[1]`` or ``len(P) == M.shape[0] + 1``; checked in time
-    proportional to the arguments (:meth:`Certificate.violated`)."""
+    ``M.shape[0] == M.shape[1]`` or ``len(P) == M.shape[0] + 1`` (the table by its name in
+    the cell); checked in time proportional to the arguments
+    (:meth:`Certificate.violated`)."""
 
     subject: str
     relation: str
@@ -74,30 +75,39 @@ class Requirement:
     def __str__(self) -> str:
         return f"{self.subject} {self.relation} {self.bound}"
 
-    def value(self, text: str, table: str, names: dict[str, Any],
-              shape: tuple[int, ...]) -> int:
-        """The value of one side: an integer, ``min(a)``, ``len(a)``, ``a.shape[k]``
-        (``M.shape[k]`` the table's), a scalar argument, each plus an integer."""
-        found = re.fullmatch(r"(.*?)(?: ([+-]) (\d+))?", text)
-        assert found is not None
-        head, sign, extra = found.groups()
-        shift = int(extra or 0) * (-1 if sign == "-" else 1)
-        if re.fullmatch(r"-?\d+", head):
-            return int(head) + shift
-        call = re.fullmatch(r"(min|len)\((\w+)\)", head)
-        if call:
-            data = np.asarray(names[call.group(2)])
-            return (int(data.min()) if call.group(1) == "min" else len(data)) + shift
-        extent = re.fullmatch(r"(\w+)\.shape\[(\d+)\]", head)
-        if extent:
-            sizes = shape if extent.group(1) == table else np.shape(names[extent.group(1)])
-            return int(sizes[int(extent.group(2))]) + shift
-        return int(names[head]) + shift
-
     def holds(self, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> bool:
-        a = self.value(self.subject, table, names, shape)
-        b = self.value(self.bound, table, names, shape)
+        a = _side(self.subject, table, names, shape)
+        b = _side(self.bound, table, names, shape)
         return a >= b if self.relation == ">=" else a == b
+
+
+def _side(text: str, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> int:
+    """The value of one side of a :class:`Requirement`: an integer, ``min(a)``,
+    ``len(a)``, ``a.shape[k]`` (``table.shape[k]`` the table's), a scalar argument, each
+    plus an integer; ``names`` the arguments by name.
+
+    Examples
+    --------
+    >>> _side("len(P) - 1", "M", {"P": [3, 4, 5]}, (2, 2))
+    2
+    >>> _side("M.shape[1] + 2", "M", {}, (4, 6))
+    8
+    """
+    found = re.fullmatch(r"(.*?)(?: ([+-]) (\d+))?", text)
+    assert found is not None
+    head, sign, extra = found.groups()
+    shift = int(extra or 0) * (-1 if sign == "-" else 1)
+    if re.fullmatch(r"-?\d+", head):
+        return int(head) + shift
+    call = re.fullmatch(r"(min|len)\((\w+)\)", head)
+    if call:
+        data = np.asarray(names[call.group(2)])
+        return (int(data.min()) if call.group(1) == "min" else len(data)) + shift
+    extent = re.fullmatch(r"(\w+)\.shape\[(\d+)\]", head)
+    if extent:
+        sizes = shape if extent.group(1) == table else np.shape(names[extent.group(1)])
+        return int(sizes[int(extent.group(2))]) + shift
+    return int(names[head]) + shift
 
 
 @dataclass(frozen=True)
@@ -147,7 +157,7 @@ class Certificate:
         names = dict(zip(params, rec.args))
         for req in self.requires:
             if not req.holds(table, names, rec.shape):
-                got = req.value(req.subject, table, names, rec.shape)
+                got = _side(req.subject, table, names, rec.shape)
                 return f"{req} does not hold ({req.subject} is {got})"
         return None
 
@@ -222,24 +232,24 @@ class _Walk:
         """What this instance's sizes say that the source does not: a square table, an
         argument's extent or a scalar argument equal to a table extent plus up to 2; each
         as premises and the requirement that a later instance checks."""
-        n = self.extent
+        n, table = self.extent, self.ir.table
         out = []
         if self.shape[0] == self.shape[1]:
             out.append(((("ge", n[0] - n[1]), ("ge", n[1] - n[0])),
-                        Requirement("M.shape[0]", "==", "M.shape[1]")))
+                        Requirement(f"{table}.shape[0]", "==", f"{table}.shape[1]")))
         names = dict(self.params)
         for text, sym in self.opaque.items():
             if sym in self.loads or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
                 continue
             try:
-                value = Requirement("0", "==", "0").value(text, self.ir.table, names, self.shape)
+                value = _side(text, table, names, self.shape)
             except (KeyError, IndexError, TypeError, ValueError):
                 continue
             for axis, size in enumerate(self.shape):
                 shift = value - size
                 if abs(shift) <= 2:
-                    bound = f"M.shape[{axis}]" + (f" {'+' if shift > 0 else '-'} {abs(shift)}"
-                                                  if shift else "")
+                    bound = f"{table}.shape[{axis}]" + (
+                        f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
                     out.append(((("ge", sym - n[axis] - shift), ("ge", n[axis] + shift - sym)),
                                 Requirement(text, "==", bound)))
                     break
@@ -695,14 +705,14 @@ def certify(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> Certif
     except (_GiveUp, RecursionError) as exc:
         return str(exc)
     why = ""
-    for facts in ((), tuple(walk.facts())):
-        for floor in LADDER if walk.indexing() else (None,):
+    sizes = tuple(walk.facts())
+    floors = LADDER if walk.indexing() else (None,)
+    for facts in ((), sizes) if sizes else ((),):  # the size facts only where needed
+        for floor in floors:
             found = _prove(walk, floor, facts)
             if isinstance(found, Certificate):
                 return dataclasses.replace(found, floats=_floats(fn, walk.params, walk.namespace))
             why = why or found
-        if not facts and not walk.facts():
-            break
     return why
 
 
