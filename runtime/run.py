@@ -412,9 +412,8 @@ def _last_cell(plan: Plan) -> tuple[int, ...]:
         p = BY_CODE[plan.pattern]
         i0, j0, di, dj, count = step_line(p.index, p.steps((shape[0], shape[1])) - 1, *shape)
         return (i0 + (count - 1) * di, j0 + (count - 1) * dj)
-    if plan.analysis is not None and plan.analysis.trace.cells.size:
-        cells, _ = _stage_arrays(plan)
-        return tuple(int(k) for k in np.unravel_index(int(cells[-1]), shape))
+    if plan.analysis is not None and plan.analysis.stages.order.size:
+        return plan.analysis.graph.cell(int(plan.analysis.stages.order[-1]))
     return tuple(n - 1 for n in shape)
 
 
