@@ -37,7 +37,7 @@ def main() -> None:
             runs["seq"].append(cpu.sweep_fill(rec, plan.ir, cpu.touched_table(rec), plan.sweep, False)[1].run_s)
             for k in (1, 2):
                 numba.set_num_threads(k)
-                runs[f"par{k}"].append(cpu.pattern_fill(rec, plan.ir, cpu.touched_table(rec), p.index).run_s)
+                runs[f"par{k}"].append(cpu.pattern_fill(rec, plan.ir, cpu.touched_table(rec), p.index)[1].run_s)
         med = {k: statistics.median(v) for k, v in runs.items()}
         print(f"{name} ({p.code}): one-core sweep {med['seq'] * 1e3:.1f} ms, pattern fill 1 thread "
               f"{med['par1'] * 1e3:.1f} ms, 2 threads {med['par2'] * 1e3:.1f} ms; 2 threads vs sweep "

@@ -95,7 +95,7 @@ def bench_case(name: str, size: Any, repeat: int, threads: list[int]) -> dict[st
         compare(M, ref)
 
         def cpu_par() -> float:
-            return cpu.pattern_fill(rec, ir, cpu.touched_table(rec, layout), p.index).run_s
+            return cpu.pattern_fill(rec, ir, cpu.touched_table(rec, layout), p.index)[1].run_s
 
         if cells <= CPU_SEQ_CELL_LIMIT.get(name, 1 << 62) or k > 2:
             row[f"cpu_par{k}_s"] = _median(cpu_par, repeat)[0]

@@ -39,7 +39,8 @@ from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
 from runtime.backends.diagnose import explain
 from runtime.backends.cuda import bands, steps, strips, tiles
 from runtime.backends.cuda import score as gpu
-from runtime.backends.cuda.device import require
+from runtime.backends.cuda.cells import Checks
+from runtime.backends.cuda.device import DeviceFill, require
 from runtime.backends.walk import (
     ScorePlan,
     ScoreResult,
@@ -50,7 +51,7 @@ from runtime.backends.walk import (
 )
 from runtime.schedule import costmodel
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
-from runtime.schedule.plan import Plan, certified_plan, make_plan
+from runtime.schedule.plan import Plan, certified_plan, in_fill_plan, make_plan
 from runtime.schedule.score_plan import score_plan
 
 __all__ = ["FillResult", "fill", "compare", "score", "verify_score", "compare_score"]
@@ -195,21 +196,42 @@ def _python(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
     return table, steps, time.perf_counter() - t, 0.0, 0.0, 0.0, ""
 
 
+class _ChecksFailed(Exception):
+    """A fill that checks its own reads found one it could not vouch for (a read out of
+    bounds or of a cell its schedule had not filled, a value that does not fit): its
+    table is not used."""
+
+
+def _checked(ck: np.ndarray, allowed: Iterable[str]) -> None:
+    """``_ChecksFailed`` unless a checked CPU fill's ``ck`` saw only reads in ``allowed``
+    regions, none out of bounds, and no value that misfits."""
+    outside = set(cpu.regions_of_flags(ck)) - set(allowed)
+    if outside or ck[cpu.OOB] or ck[cpu.MISFIT]:
+        raise _ChecksFailed()
+
+
 def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
-    """One fill on the cpu backend."""
+    """One fill on the cpu backend; a plan made for a checked fill runs the cell with its
+    reads and values checked (``_ChecksFailed`` when one fails)."""
     ir = plan.ir
+    checked = plan.method == "checked fill"
     columns = schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns"
     M = np.zeros(rec.shape, dtype=rec.dtype, order="F" if columns else "C")
     if schedule == "pattern":
         steps = plan.pattern_steps or 0
-        timing = cpu.pattern_fill(rec, ir, M, BY_CODE[plan.pattern or ""].index)
+        p = BY_CODE[plan.pattern or ""]
+        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, checked=checked)
+        if checked:
+            _checked(ck, p.allowed)
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         steps = len(ptr) - 1
         timing = cpu.order_fill(rec, ir, M, cells, ptr, parallel=True)
     elif plan.sweep is not None:
         steps = rec.cells
-        timing = cpu.sweep_fill(rec, ir, M, plan.sweep, checked=False)[1]
+        ck, timing = cpu.sweep_fill(rec, ir, M, plan.sweep, checked=checked)
+        if checked:
+            _checked(ck, plan.sweep.covers)
     else:
         assert plan.analysis is not None  # no sweep: the plan was traced
         cells = plan.analysis.trace.cells
@@ -222,7 +244,9 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
           progress: Progress | None) -> _Run:
     """One fill on the cuda backend."""
     ir, shape = plan.ir, rec.shape
-    if schedule == "pattern":
+    if schedule == "pattern" and plan.method == "checked fill":
+        res = _checked_cuda(rec, plan, copy_back)
+    elif schedule == "pattern":
         p = BY_CODE[plan.pattern or ""]
         layout = "F" if p.storage == "columns" else "C"
         res, why = _modelled_fill(rec, plan, layout, copy_back, progress) if light(plan) \
@@ -245,6 +269,32 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
     count = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
     return (res.table if res.table is not None else res.device, count, res.compute_s,
             res.h2d_s, res.d2h_s, res.compile_s, res.kernel)
+
+
+def _checked_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
+    """A pattern fill on the GPU whose cell checks its reads and values
+    (:class:`runtime.backends.cuda.cells.Checks`): light cells in one cooperative launch,
+    others a launch per step; ``_ChecksFailed`` when a check failed."""
+    p = BY_CODE[plan.pattern or ""]
+    layout = "F" if p.storage == "columns" else "C"
+    count = p.steps((rec.shape[0], rec.shape[1]))
+    checks = Checks(plan.ir, tuple(sorted(p.allowed)), value_bounds(rec, plan.ir, count))
+    res = None
+    try:
+        if light(plan):
+            try:
+                res = steps.cooperative_fill(rec, plan.ir, p.index, layout, copy_back,
+                                             unroll=costmodel.UNROLL, checks=checks)
+            except SourceUnavailable:  # cells its loads past L1 cannot read
+                pass
+        if res is None:
+            res = steps.pattern_fill(rec, p.index, count, layout, copy_back, checks)
+    except RecurrenceError:  # a launch that failed (the simulator's compile errors too)
+        raise _ChecksFailed() from None
+    assert res.checks is not None
+    if res.checks[0]:
+        raise _ChecksFailed()
+    return res
 
 
 def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
@@ -356,6 +406,12 @@ def fill(
             plan = proven
         else:
             notes.append(f"reads not proven for every shape: {proven}")
+            if schedule in ("auto", "pattern") or (name == "cpu" and schedule == "sequential"):
+                checked = in_fill_plan(rec, ir)
+                if isinstance(checked, Plan):
+                    plan = checked
+                else:
+                    notes.append(f"the fill cannot check its own reads: {checked}")
     if name != "python":  # the trace checks its own memory
         _check_host_memory(rec, plan is None or (verify and plan.made_reference is None),
                            name == "cpu" or copy_back)
@@ -364,28 +420,26 @@ def fill(
         # the python backend is the reference itself: plan by tracing
         plan = plan or make_plan(rec, ir, need_stages=True, progress=tracing)
     elif plan is None:
-        try:
-            plan = make_plan(rec, ir, need_stages=schedule in ("stages", "ready"),
-                             progress=tracing, certified=not tried)
-        except CompileError as exc:
-            explained = explain(rec, exc)
-            if explained is exc:  # the cell compiles alone, its checked reads do not
-                notes.append(f"reads not checked by a compiled sweep ({exc}); traced instead")
-                plan = make_plan(rec, ir, need_stages=True, progress=tracing)
-            elif backend != "auto":
-                raise explained from None
-            else:
-                notes.append(f"auto: falling back to the python backend: {explained}")
-                name = "python"
-                plan = make_plan(rec, ir, need_stages=True, progress=tracing)
+        plan, name = _plan(rec, ir, schedule, backend, name, notes, tracing, tried)
     notes.extend(plan.notes)
-    sched, why_schedule = choose_schedule(schedule, plan, name)
-    if sched in ("stages", "ready") and plan.analysis is None:
-        plan = make_plan(rec, ir, need_stages=True, progress=tracing)
-    notes.append(why_schedule)
+    plan, sched = _scheduled(schedule, plan, name, notes, tracing)
     try:
-        table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
-                                                                copy_back, progress)
+        try:
+            table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
+                                                                    copy_back, progress)
+        except (_ChecksFailed, CompileError) as exc:
+            if plan.method != "checked fill":
+                raise
+            # the checked sweep (else the trace) finds and names what failed, or why the
+            # cell does not compile; if it finds nothing, its plan fills the table
+            notes.append("the fill's own checks failed, so its table was not used"
+                         if isinstance(exc, _ChecksFailed) else
+                         f"the fill with checked reads did not compile ({exc})")
+            plan, name = _plan(rec, ir, schedule, backend, name, notes, tracing, True)
+            notes.extend(plan.notes)
+            plan, sched = _scheduled(schedule, plan, name, notes, tracing)
+            table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,
+                                                                    copy_back, progress)
     except CompileError as exc:
         if backend != "auto":
             raise explain(rec, exc) from None
@@ -402,6 +456,38 @@ def fill(
     return FillResult(host, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
                       steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified,
                       None if host is not None else table, target, value)
+
+
+def _plan(rec: Recurrence, ir: CellIR, schedule: str, backend: str, name: str,
+          notes: list[str], tracing: Any, tried: bool) -> tuple[Plan, str]:
+    """A plan made before the fill (:func:`runtime.schedule.plan.make_plan`; ``tried``:
+    a certificate was asked for already) and the backend that fills it: when the
+    checked sweep's cell does not compile, the trace's plan, on the python backend under
+    ``auto`` if numba refuses the cell itself (said in ``notes``)."""
+    try:
+        return make_plan(rec, ir, need_stages=schedule in ("stages", "ready"),
+                         progress=tracing, certified=not tried), name
+    except CompileError as exc:
+        explained = explain(rec, exc)
+        if explained is exc:  # the cell compiles alone, its checked reads do not
+            notes.append(f"reads not checked by a compiled sweep ({exc}); traced instead")
+            return make_plan(rec, ir, need_stages=True, progress=tracing), name
+        if backend != "auto":
+            raise explained from None
+        notes.append(f"auto: falling back to the python backend: {explained}")
+        return make_plan(rec, ir, need_stages=True, progress=tracing), "python"
+
+
+def _scheduled(schedule: str, plan: Plan, backend: str, notes: list[str],
+               tracing: Any) -> tuple[Plan, str]:
+    """The schedule a fill of ``plan`` on ``backend`` takes (its reason added to
+    ``notes``), and the plan it takes it with: traced again when the schedule needs
+    stages the plan has not."""
+    sched, why = choose_schedule(schedule, plan, backend)
+    notes.append(why)
+    if sched in ("stages", "ready") and plan.analysis is None:
+        plan = make_plan(plan.recurrence, plan.ir, need_stages=True, progress=tracing)
+    return plan, sched
 
 
 def _last_cell(plan: Plan) -> tuple[int, ...]:

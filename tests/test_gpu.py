@@ -12,6 +12,7 @@ import pytest
 from stencil import make_stencil, pattern_offsets
 
 from depgraph import cell_ir, fill, load, score, verify_score
+from depgraph.errors import OutOfBoundsError
 from patterns import BY_CODE, CANONICAL
 from runtime.backends.cuda import (
     bands,
@@ -250,3 +251,30 @@ def test_ring_score_of_rows_and_columns_at_4100(write_rec):
         res = score(rec, "cuda")
         assert res.backend == "cuda" and res.line is not None
         assert verify_score(res, rec).endswith("equals the sequential reference exactly")
+
+
+def test_a_checked_fill_at_real_sizes(write_rec):
+    """Reads no certificate proves (a loop in the cell, a column read from the data),
+    checked where the GPU fill runs: right tables, and a bad read in one late row of a
+    4096 x 4096 table named as the sweep names it, with no table."""
+    from test_run import LOOPED
+
+    knap = load("examples/catalog/integer_knapsack.py", size=500)
+    r = fill(knap, backend="cuda", verify=True)
+    assert "checks each read" in " ".join(r.notes) and r.verified
+    rec = load(write_rec(LOOPED.format(low=1, odd=2, cols=4096, dtype="int64")), size=4095)
+    r = fill(rec, backend="cuda", verify=True)
+    assert "a launch per step, every read checked" in " ".join(r.notes) and r.verified
+    drift = load(write_rec("""
+d = np.random.default_rng(5).integers(-3, 4, 4096)
+@recurrence(shape=(4097, 4096), dtype=np.int32, args=(d,))
+def drift(M, i, j, d):
+    if i == 0:
+        return j % 7
+    return max(M[i - 1, j], M[i - 1, min(max(j + d[i - 1], 0), 4095)] + 1) % 1000
+"""))
+    r = fill(drift, backend="cuda", verify=True)
+    assert "cooperative launch, every read checked" in " ".join(r.notes) and r.verified
+    bad = load(write_rec(LOOPED.format(low=1, odd=-4, cols=4096, dtype="int64")), size=4095)
+    with pytest.raises(OutOfBoundsError, match=r"cell \(2048, \d+\) reads \(2047, \d+\), outside shape \(4096, 4096\)"):
+        fill(bad, backend="cuda")

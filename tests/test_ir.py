@@ -160,3 +160,16 @@ def test_a_function_without_source_gets_an_ir_that_proves_nothing():
     assert not ir.runs_anywhere(()) and ir.loads_of(()) == ()
     with pytest.raises(SourceUnavailable, match="not available"):
         ir.constant_offsets()
+
+
+def test_possible_regions_follow_each_axis_constant_offset():
+    def f(M, i, j, w):
+        if j + w[i] >= M.shape[1]:
+            return 0
+        return M[i + 1, j + w[i]] + M[i + 1, j]
+
+    def g(M, i, j, w):
+        return M[i, w[j]]
+
+    assert read_cell(f, 2).possible_regions() == ("Down", "DownLeft", "DownRight")
+    assert read_cell(g, 2).possible_regions() == ("Left", "Right", "Self")

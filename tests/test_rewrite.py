@@ -63,3 +63,22 @@ def test_argument_loads_are_the_loads_rewrite_reads_takes_out_in_its_order():
     assert loads == [("X", ("{0}",))]
     src = rewrite_reads(read_cell(decorated_cell, 2), "RD", "g", hoist=("X",))
     assert src.splitlines()[0] == "def g(M, i, j, X, _dg_check, _dg_arg0):"
+
+
+def test_a_guarded_read_passes_exactly_the_reads_in_the_table_and_the_regions():
+    import itertools
+
+    from patterns import REGIONS, region_of
+    from runtime.backends.rewrite import guarded_read_source
+
+    names = [r for r in REGIONS if r != "Self"]
+    M = np.zeros((3, 4))
+    for k in range(1, len(names) + 1):
+        for allowed in itertools.combinations(names, k):
+            ns = {"int64": np.int64}
+            exec(guarded_read_source(allowed, "M[a, b]", 0), ns)
+            for x0, x1, a, b in itertools.product(range(3), range(4), range(-1, 4), range(-1, 5)):
+                ck = [0]
+                ns["read"](M, ck, x0, x1, a, b)
+                inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
+                assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)

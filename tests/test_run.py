@@ -13,12 +13,18 @@ from sources import THESIS, same
 from stencil import acyclic_offsets, make_stencil, pattern_offsets
 
 from depgraph import Family, analyze, cell_ir, fill, load, recurrence
-from depgraph.errors import CompileError, NoPatternError, UsageError
+from depgraph.errors import (
+    CellFunctionError,
+    CompileError,
+    NoPatternError,
+    OutOfBoundsError,
+    UsageError,
+)
 from depgraph.frontend.loader import definitions, load_module
 from patterns import BY_CODE, CANONICAL
 from runtime.backends import cpu
 from runtime.backends.cuda import device, steps
-from runtime.schedule.plan import make_plan
+from runtime.schedule.plan import in_fill_plan, make_plan
 
 EXAMPLES = [p if os.path.basename(p)[:-3] in THESIS else pytest.param(p, marks=pytest.mark.slow)
             for p in sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))]
@@ -322,3 +328,63 @@ def test_a_gpu_fill_larger_than_the_free_device_memory_says_so(write_rec, monkey
                        r"cells it keeps [0-9.]+ kB, args and schedule [0-9.]+ kB\), more than "
                        r"the 0.1 kB free; fill on the CPU \(backend='cpu'\)$"):
         score(load(path), "cuda")
+
+
+LOOPED = """
+@family
+def looped(n):
+    rng = np.random.default_rng(n)
+    w = rng.integers({low}, 5, n).astype(np.int64)
+    w[n // 2] = {odd}
+    v = rng.integers(1, 9, n).astype(np.int64)
+    @recurrence(shape=(n + 1, {cols}), dtype=np.{dtype}, args=(w, v))
+    def looped(M, i, j, w, v):
+        if i == 0:
+            return j % 3
+        best = M[i - 1, j]
+        k = 1
+        while k <= 3:
+            best = max(best, M[i - 1, j - k * w[i - 1]] + k * v[i - 1] if j >= k * w[i - 1] else best)
+            k += 1
+        return best
+    return looped
+"""
+
+
+@pytest.mark.parametrize("backend, schedule", [("cpu", "auto"), ("cpu", "sequential"),
+                                               ("cuda", "auto"), ("cuda", "pattern")])
+@pytest.mark.parametrize("n, cols", [(1, 9), (12, 1), (17, 23)])
+def test_a_fill_checks_the_reads_no_certificate_proves(write_rec, backend, schedule, n, cols):
+    # a loop in the cell: no certificate; the reads go up a row, so RUD, checked in the fill
+    rec = load(write_rec(LOOPED.format(low=1, odd=2, cols=cols, dtype="int64")), size=n)
+    assert in_fill_plan(rec, cell_ir(rec)).method == "checked fill"
+    r = fill(rec, backend=backend, schedule=schedule, verify=True)
+    assert "checks each read" in " ".join(r.notes)
+    assert r.verified == "equals the sequential reference exactly"
+    assert "checks failed" not in " ".join(r.notes)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_checked_fill_names_the_bad_read_and_returns_no_table(write_rec, backend):
+    # a negative weight in one row reads past the right edge there, and only there
+    rec = load(write_rec(LOOPED.format(low=1, odd=-4, cols=30, dtype="int64")), size=20)
+    with pytest.raises(OutOfBoundsError, match=r"cell \(11, \d+\) reads \(10, \d+\), outside shape \(21, 30\)"):
+        fill(rec, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_checked_fill_names_a_value_that_does_not_fit(write_rec, backend):
+    rec = load(write_rec(LOOPED.format(low=1, odd=1, cols=40, dtype="int8")), size=40)
+    with pytest.raises(CellFunctionError, match=r"cell \(\d+, \d+\).*does not fit the table's dtype int8"):
+        fill(rec, backend=backend)
+
+
+def test_a_checked_fill_whose_checks_fail_falls_back_to_the_sweep(write_rec, monkeypatch):
+    """Checks that fail on a valid fill (here forced) cost a sweep, never a wrong table."""
+    from runtime import run
+
+    rec = load(write_rec(LOOPED.format(low=1, odd=2, cols=23, dtype="int64")), size=17)
+    monkeypatch.setattr(run, "_checked", lambda ck, allowed: (_ for _ in ()).throw(run._ChecksFailed()))
+    r = fill(rec, backend="cpu", verify=True)
+    assert "the fill's own checks failed" in " ".join(r.notes)
+    assert r.verified == "equals the sequential reference exactly"

@@ -52,7 +52,7 @@ from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
 from patterns import matching, region_of
 
-__all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate"]
+__all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate", "may_raise"]
 
 #: Paths through the body beyond which the walk gives up (the branches multiply).
 MAX_PATHS = 256
@@ -628,11 +628,21 @@ def _prove(walk: _Walk, floor: int | None, facts: tuple = ()) -> Certificate | s
 _SAFE_CALLS = frozenset({"min", "max", "abs", "int", "float", "bool", "range", "len"})
 
 
-def _may_raise(fn: ast.FunctionDef) -> str | None:
-    """Why the cell might raise (a ``raise`` or ``assert``, a division by what may be
-    zero, a call of a function but ``min``, ``max``, ``abs``, ...), or ``None``: a fill
-    the certificate lets skip the checked sweep must not meet an exception it would have
-    named, since a GPU kernel raises none."""
+def may_raise(ir: CellIR) -> str | None:
+    """Why the cell function read as ``ir`` might raise (a ``raise`` or ``assert``, a
+    division by what may be zero, a call of a function but ``min``, ``max``, ``abs``,
+    ...), or ``None``: a fill that skips the checked sweep must not meet an exception it
+    would have named, since a GPU kernel or a parallel region raises none.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def f(M, i, j):
+    ...     return M[i - 1, j] // (j - 3)
+    >>> may_raise(read_cell(f, 2))
+    'it may divide by zero (line 2)'
+    """
+    fn = ir.definition()
     slices = {id(n.slice) for stmt in fn.body for n in ast.walk(stmt)
               if isinstance(n, ast.Subscript)}
     for node in (n for stmt in fn.body for n in ast.walk(stmt)):
@@ -690,7 +700,7 @@ def certify(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> Certif
         name, line, _ = ir.reassigned[0]
         return f"index {name!r} is reassigned (line {line})"
     fn = ir.definition()
-    raises = _may_raise(fn)
+    raises = may_raise(ir)
     if raises:
         return raises
     known = {ir.table, *ir.index, *ir.params, *ir.assigned, *function_namespace(ir.func),

@@ -45,6 +45,7 @@ from depgraph.frontend.source import (
     function_namespace,
 )
 from depgraph.model import Recurrence
+from patterns import REGIONS
 
 __all__ = ["Read", "Load", "Guard", "CellIR", "read_cell", "cell_ir", "index_offset",
            "LoadFinder", "HOISTED"]
@@ -196,11 +197,11 @@ class CellIR:
         fn = next(n for n in ast.parse(self.source).body if isinstance(n, ast.FunctionDef))
         return fn
 
-    def _offsets(self, offset: Callable[[Read], Any]) -> tuple[Any, ...]:
+    def _offsets(self, offset: Callable[[Read], Any], extents: bool = False) -> tuple[Any, ...]:
         """``offset(read)`` of every read, in walk order, sorted and distinct;
         ``SourceUnavailable`` naming the first obstacle in walk order: an index
         reassigned, or a read ``offset`` gives ``None`` for; then a use of ``M`` other
-        than a read."""
+        than a read (or, with ``extents``, other than a read or ``M.shape``)."""
         if self.source is None:
             raise SourceUnavailable(self.unavailable or "no source")
         events = sorted([(r.order, r) for r in self.reads]
@@ -215,9 +216,9 @@ class CellIR:
                 raise SourceUnavailable(
                     f"the read {event.text} (line {event.line}) is not at a constant offset")
             found.append(value)
-        if self.other_use is not None:
-            raise SourceUnavailable(
-                f"{self.table!r} is used other than by reads (line {self.other_use})")
+        other = self.escape if extents else self.other_use
+        if other is not None:
+            raise SourceUnavailable(f"{self.table!r} is used other than by reads (line {other})")
         return tuple(sorted(set(found)))
 
     def constant_offsets(self) -> tuple[tuple[int, ...], ...]:
@@ -244,6 +245,29 @@ class CellIR:
         indices (data-dependent ones included), under the rules of
         :meth:`constant_offsets`; ``SourceUnavailable`` otherwise."""
         return self._offsets(lambda r: r.offsets[axis])
+
+    def possible_regions(self) -> tuple[str, ...]:
+        """The regions (:data:`patterns.REGIONS`, ``"Self"`` included) the reads of a 2-D
+        table's ``M`` may fall in, from each axis's constant offset: an axis without one
+        (``M[i - 1, j - w[i]]``) may go either way or stay.  Under the rules of
+        :meth:`constant_offsets` (``M.shape`` allowed too), so no read the source hides
+        is left out; ``SourceUnavailable`` otherwise.
+
+        Examples
+        --------
+        >>> def f(M, i, j, w):
+        ...     return M[i - 1, j] + M[i - 1, j - w[i]]
+        >>> read_cell(f, 2).possible_regions()
+        ('Up', 'UpLeft', 'UpRight')
+        """
+        def codes(read: Read) -> tuple[int, ...] | None:
+            if len(read.offsets) != 2 or self.ndim != 2:
+                return None
+            signs = [(-1, 0, 1) if d is None else ((d > 0) - (d < 0),) for d in read.offsets]
+            return tuple(sorted({(si + 1) * 3 + sj + 1 for si in signs[0] for sj in signs[1]}))
+
+        seen = {c for found in self._offsets(codes, extents=True) for c in found}
+        return tuple(sorted(REGIONS[c] for c in seen))
 
     def loads_of(self, arrays: Collection[str]) -> tuple[Load, ...]:
         """The loads a kernel may make for the cell among those of ``arrays``, in the

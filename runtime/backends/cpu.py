@@ -44,7 +44,7 @@ from runtime.backends.emit import (
     digest,
     remember,
 )
-from runtime.backends.rewrite import rewrite_reads
+from runtime.backends.rewrite import guarded_read_source, rewrite_reads
 
 __all__ = [
     "compiled_cell",
@@ -136,21 +136,30 @@ def jit(func: Any, **opts: Any) -> Any:
     return _numba().njit(**opts)(func)
 
 
-def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False) -> Any:
+def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
+                  allowed: tuple[str, ...] | None = None) -> Any:
     """The cell function compiled for the CPU (``checked``: the region-recording rewrite
-    of its reads, :func:`runtime.backends.rewrite.rewrite_reads`)."""
+    of its reads, :func:`runtime.backends.rewrite.rewrite_reads`; with ``allowed`` too,
+    the rewrite whose reads guard themselves instead, flagging ``ck[OOB]`` for a read
+    out of the table or in a region not among ``allowed``:
+    :func:`runtime.backends.rewrite.guarded_read_source`)."""
 
     def build() -> Any:
         # inline="always": without it numba calls the cell function per cell, many times slower
         if not checked:
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = _checked_read2()
+        if allowed is None:
+            ns["_dg_read"], what = _checked_read2(), "checked read, 2-D"
+        else:
+            what = guarded_read_source(allowed, "M[a, b]", OOB)
+            ns["_dg_read"] = jit(compile_source(what, "read", {"int64": np.int64}),
+                                 inline="always")
         src = rewrite_reads(ir, "_dg_read", "_dg_cell")
         return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
-                        digest(src, {"_dg_read": "checked read, 2-D", "cell": rec.func}))
+                        digest(src, {"_dg_read": what, "cell": rec.func}))
 
-    return CACHE.get(rec.func, ("cpu", "cell", checked), build)
+    return CACHE.get(rec.func, ("cpu", "cell", checked, allowed), build)
 
 
 def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -> str:
@@ -179,33 +188,49 @@ def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -
         with ExitStack() as nest:
             for head in (loops if sweep.axis == 0 else loops[::-1]):
                 nest.enter_context(e.block(head))
-            value = f"cell(M, i, j{args}{', ck' if checked else ''})"
-            if not fits:
-                e(f"M[i, j] = {value}")
-            else:
-                e(f"v = {value}")
-                with e.block("if (v != v or v < LO or v > HI) and ck[MISFIT] == 0"):
-                    e("ck[MISFIT] = 1", "ck[MISFIT + 1] = i", "ck[MISFIT + 2] = j")
-                e("M[i, j] = v")
+            _store(e, f"cell(M, i, j{args}{', ck' if checked else ''})", "ck", fits)
     return e.source
 
 
-def _pattern_source(code: str, nargs: int, parallel: bool) -> str:
+def _store(e: Emitter, value: str, ck: str, fits: bool) -> None:
+    """Emit ``M[i, j] = value``; with ``fits``, the first cell whose value is not a
+    number or leaves ``LO..HI`` recorded at ``ck[MISFIT]`` first."""
+    if not fits:
+        e(f"M[i, j] = {value}")
+        return
+    e(f"v = {value}")
+    with e.block(f"if (v != v or v < LO or v > HI) and {ck}[MISFIT] == 0"):
+        e(f"{ck}[MISFIT] = 1", f"{ck}[MISFIT + 1] = i", f"{ck}[MISFIT + 2] = j")
+    e("M[i, j] = v")
+
+
+def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False,
+                    fits: bool = False) -> str:
     """One region for a whole pattern fill (:func:`pattern_fill`): each of ``chunks``
-    threads takes its chunk of every step, then waits at the barrier."""
+    threads takes its chunk of every step, then waits at the barrier.  ``checked``: the
+    cell is the checked rewrite, each thread recording into its own row of ``ck`` (one
+    row each, so no cache line is shared); ``fits`` as in :func:`_sweep_source`.
+
+    Examples
+    --------
+    >>> print(_pattern_source("RUD", 0, True, checked=True).splitlines()[4])
+            row = ck[chunk]
+    """
     step = STEP_SOURCE[code]
     args = arg_tail(nargs)
     e = Emitter()
-    with e.block(f"def pattern(M, bar, chunks{args})"):
+    with e.block(f"def pattern(M, bar, chunks, ck{args})"):
         e("n = M.shape[0]", "m = M.shape[1]")
-        with e.block(f"for chunk in {'prange' if parallel else 'range'}(chunks)"), \
-                e.block(f"for t in range({step.steps})"):
-            e(step.fix, f"lo = {step.lo}", f"hi = {step.hi}",
-              "per = (hi - lo + chunks - 1) // chunks")
-            with e.block("for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
-                e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)",
-                  "assume(j >= 0)", "assume(j < m)", f"M[i, j] = cell(M, i, j{args})")
-            e("arrive(bar, chunks * (t + 1))")
+        with e.block(f"for chunk in {'prange' if parallel else 'range'}(chunks)"):
+            e("row = ck[chunk]")
+            with e.block(f"for t in range({step.steps})"):
+                e(step.fix, f"lo = {step.lo}", f"hi = {step.hi}",
+                  "per = (hi - lo + chunks - 1) // chunks")
+                with e.block("for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
+                    e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)",
+                      "assume(j >= 0)", "assume(j < m)")
+                    _store(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
+                e("arrive(bar, chunks * (t + 1))")
     return e.source
 
 
@@ -347,15 +372,53 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep,
 
 
 def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
-                 parallel: bool = True) -> Timing:
+                 parallel: bool = True, checked: bool = False) -> tuple[np.ndarray, Timing]:
     """Fill a 2-D table step by step in a pattern, in one parallel region: each thread
     takes its chunk of every step (a plain inner loop per chunk compiles much tighter than
     ``prange`` over single cells) and waits at a barrier between steps (a parallel region
-    per step cost more than the step itself on short rows)."""
-    src = _pattern_source(PATTERNS[pattern_index].code, len(rec.args), parallel)
+    per step cost more than the step itself on short rows).
+
+    Returns the check array and the timing: with ``checked``, the fill checks its own
+    reads and values, flagging ``ck[OOB]`` for a read out of the table or in a region the
+    pattern does not allow (:func:`compiled_cell`), and recording the first value that
+    does not fit an integer table at ``ck[MISFIT]``, as :func:`sweep_fill` (zeros
+    otherwise).
+    """
+    pattern = PATTERNS[pattern_index]
+    fits = checked and M.dtype.kind in "iu"
+    src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
     threads = barrier_threads() if parallel else 1
-    make = kernel(rec, src, "pattern", compiled_cell(rec, ir), parallel=parallel)
-    return call(make, M, np.zeros(1, dtype=np.int64), threads, *rec.args)
+    extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
+                                  if fits else {})}
+    allowed = tuple(sorted(pattern.allowed)) if checked else None
+    make = kernel(rec, src, "pattern", compiled_cell(rec, ir, checked, allowed), extra,
+                  parallel=parallel)
+    # a row of each thread's own, padded to whole cache lines
+    rows = np.zeros((threads, -(-CHECK_SLOTS // 8) * 8), dtype=np.int64)
+    timing = call(make, M, np.zeros(1, dtype=np.int64), threads, rows, *rec.args)
+    return _merged(rows[:, :CHECK_SLOTS]), timing
+
+
+def _merged(rows: np.ndarray) -> np.ndarray:
+    """One check array from each thread's row: every region flagged, and the first row's
+    out-of-bounds read and misfit among those that recorded one.
+
+    Examples
+    --------
+    >>> rows = np.zeros((2, CHECK_SLOTS), dtype=np.int64)
+    >>> rows[0, 1] = rows[1, 3] = 1
+    >>> rows[1, OOB:OOB + 5] = [1, 2, 3, -1, 3]
+    >>> ck = _merged(rows)
+    >>> regions_of_flags(ck), ck[OOB:OOB + 5].tolist()
+    (('Left', 'Up'), [1, 2, 3, -1, 3])
+    """
+    ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
+    ck[:OOB] = rows[:, :OOB].max(axis=0)
+    for at, width in ((OOB, MISFIT - OOB), (MISFIT, CHECK_SLOTS - MISFIT)):
+        found = rows[rows[:, at] != 0]
+        if len(found):
+            ck[at:at + width] = found[0, at:at + width]
+    return ck
 
 
 def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, ptr: np.ndarray,

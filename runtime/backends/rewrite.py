@@ -24,8 +24,10 @@ from typing import Any
 from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
 from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
+from runtime.backends.emit import Emitter
+from patterns import REGION_CODE
 
-__all__ = ["rewrite_reads", "CHECK", "KEPT", "NARROW"]
+__all__ = ["rewrite_reads", "guarded_read_source", "CHECK", "KEPT", "NARROW"]
 
 CHECK = "_dg_check"
 KEPT = "_dg_kept"
@@ -165,3 +167,66 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                      + [ast.arg(f"{HOISTED}{k}") for k in range(len(loads))])
     fn.returns = None
     return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))
+
+
+def _axis_test(signs: frozenset[int], a: str, x: str, n: str) -> str:
+    """The test that a read's index ``a`` along an axis of ``n`` cells lies in the table,
+    on a side of the cell's own ``x`` among ``signs`` (-1 before, 0 on, 1 after).
+
+    Examples
+    --------
+    >>> _axis_test(frozenset({-1, 0}), "a", "x0", "n"), _axis_test(frozenset({1}), "b", "x1", "m")
+    ('0 <= a <= x0', 'x1 < b < m')
+    """
+    return {
+        frozenset({-1}): f"0 <= {a} < {x}",
+        frozenset({0}): f"{a} == {x}",
+        frozenset({1}): f"{x} < {a} < {n}",
+        frozenset({-1, 0}): f"0 <= {a} <= {x}",
+        frozenset({0, 1}): f"{x} <= {a} < {n}",
+        frozenset({-1, 1}): f"0 <= {a} < {n} and {a} != {x}",
+        frozenset({-1, 0, 1}): f"0 <= {a} < {n}",
+    }[signs]
+
+
+def guarded_read_source(allowed: Collection[str], load: str, flag: int) -> str:
+    """Source of a read ``read(M, ck, x0, x1, a, b)`` of a 2-D table ``M`` by cell ``(x0,
+    x1)`` that guards itself, for a fill that checks its own reads: a read outside the
+    table, or in a region not among ``allowed`` (names of :data:`patterns.REGIONS`), sets
+    ``ck[flag]`` and reads ``M[0, 0]`` instead (the fill is then not used); any other
+    read is ``load``.  Nothing is stored on the way that passes.  The regions a pattern
+    allows are the sides each axis may take, less the cell itself, so the test is two
+    ranges (and, where both may stay, that the read is not of the cell); other sets test
+    the read's region code against a mask (the caller binds ``int64``).
+
+    Examples
+    --------
+    >>> print(guarded_read_source(("Left", "Up", "UpLeft"), "M[a, b]", 0), end="")
+    def read(M, ck, x0, x1, a, b):
+        if not (0 <= a <= x0 and 0 <= b <= x1 and (a != x0 or b != x1)):
+            ck[0] = 1
+            return M[0, 0]
+        return M[a, b]
+    >>> print(guarded_read_source(("Left", "Up"), "M[a, b]", 0).splitlines()[2])
+        if a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1] or ((10 >> code) & 1) == 0:
+    """
+    codes = {REGION_CODE[r] for r in allowed}
+    signs = [frozenset(c // 3 - 1 for c in codes), frozenset(c % 3 - 1 for c in codes)]
+    product = {(si + 1) * 3 + sj + 1 for si in signs[0] for sj in signs[1]} - {REGION_CODE["Self"]}
+    e = Emitter()
+    with e.block("def read(M, ck, x0, x1, a, b)"):
+        if codes == product:
+            tests = [_axis_test(signs[0], "a", "x0", "M.shape[0]"),
+                     _axis_test(signs[1], "b", "x1", "M.shape[1]")]
+            if 0 in signs[0] and 0 in signs[1]:
+                tests.append("(a != x0 or b != x1)")
+            test = f"not ({' and '.join(tests)})"
+        else:
+            mask = sum(1 << c for c in codes)
+            e("code = (int64(a > x0) - int64(a < x0) + 1) * 3 + int64(b > x1) - int64(b < x1) + 1")
+            test = (f"a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1] "
+                    f"or (({mask} >> code) & 1) == 0")
+        with e.block(f"if {test}"):
+            e(f"ck[{flag}] = 1", "return M[0, 0]")
+        e(f"return {load}")
+    return e.source

@@ -60,8 +60,8 @@ def light(plan: Plan) -> bool:
     """Whether the planning sweep found the cells light (``TILE_MAX_CELL_S``); on small
     tables call overhead dominates that timing, so they count as light.  A certificate's
     plan times no cell: its cells are light when straight-line code (no loop), as the
-    cell IR reads them."""
-    if plan.cell_s is None and plan.method == "certificate":
+    cell IR reads them; so does a checked fill's."""
+    if plan.cell_s is None and plan.method in ("certificate", "checked fill"):
         return plan.ir.straight
     return not (plan.cell_s is not None and plan.recurrence.cells >= 1 << 16
                 and plan.cell_s >= TILE_MAX_CELL_S)
@@ -88,7 +88,8 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
                          f"SENO, SONE, NESO); this recurrence's pattern is {plan.pattern}")
     if schedule != "auto":
         return schedule, f"{schedule} schedule as asked"
-    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light(plan):
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cuda" and light(plan) \
+            and plan.method != "checked fill":  # the tiles do not check reads
         return "tiled", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
                          f"{plan.pattern} fits; its cells are light, so on the GPU its "
                          f"diagonals are filled in one persistent launch (cells in registers "
@@ -96,7 +97,8 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
                          f"offsets, else {TILE}x{TILE} tiles in shared memory) instead of "
                          f"one launch per diagonal of cells")
     if plan.pattern is not None:
-        return "pattern", (f"auto: reads fall in {', '.join(plan.regions or ())}, pattern "
+        fall = "may fall" if plan.method == "checked fill" else "fall"
+        return "pattern", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"

@@ -8,6 +8,14 @@ data and the size.  So a plan is always made for the very recurrence being fille
   requirements and whose values cannot leave the dtype
   (:func:`runtime.backends.walk.value_bounds`): nothing is run; the plan has no
   reference table until one is asked for (:attr:`Plan.reference`).
+- other 2-D tables, for a fill that can check its own reads (:func:`in_fill_plan`,
+  which :func:`runtime.run.fill` asks for first): the regions the
+  reads *may* fall in by their constant offsets along each axis
+  (:meth:`depgraph.frontend.ir.CellIR.possible_regions`) choose a pattern, and the fill
+  checks, where it runs, that each read is in the table and in the pattern's regions,
+  and each value fits.  Nothing is run before the fill; a fill
+  whose checks fail is not used, and the caller plans again with a checked sweep, which
+  names the cell.
 - other 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
   sequential fill in a lexicographic order with every read of ``M`` checked
   (:mod:`runtime.backends.cpu`).  It records the region of every read, the first
@@ -34,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.analysis.certify import Certificate, certificate
+from depgraph.analysis.certify import Certificate, certificate, may_raise
 from depgraph.analysis.pipeline import Analysis, analyze
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
 from depgraph.frontend.ir import CellIR, cell_ir
@@ -45,7 +53,7 @@ from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
 from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
 from runtime.backends.walk import value_bounds
 
-__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan"]
+__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan", "in_fill_plan"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +66,8 @@ class Plan:
     ir : CellIR
         The cell function as read once (:func:`depgraph.frontend.ir.read_cell`).
     regions, patterns, pattern :
-        As in :class:`depgraph.Classification` (``None`` unless 2-D).
+        As in :class:`depgraph.Classification` (``None`` unless 2-D); for a checked
+        fill, the regions the reads may fall in.
     sweep : Sweep or None
         A lexicographic order valid for these reads (2-D only).
     made_reference : ndarray or None
@@ -67,7 +76,8 @@ class Plan:
     analysis : Analysis or None
         The traced analysis (stage arrays) when the plan came from a trace.
     method : str
-        ``"certificate"``, ``"checked sweep"`` or ``"trace"``.
+        ``"certificate"``, ``"checked fill"`` (the fill checks its reads),
+        ``"checked sweep"`` or ``"trace"``.
     seconds : float
         Time taken to make the plan.
     notes : tuple of str
@@ -202,6 +212,46 @@ def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     note = f"reads proven for every shape, no pass over the table: {cert.summary()}"
     return Plan(rec, ir, cert.regions, cert.patterns, pattern, sweep_for(cert.regions), None,
                 None, "certificate", time.perf_counter() - t0, (note,))
+
+
+def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
+    """A plan for a fill that checks its own reads (module docstring), or why there is
+    none: the pattern the regions the reads may fall in allow, with no pass over the table.
+    A cell that may raise (:func:`depgraph.analysis.certify.may_raise`) has none: a
+    parallel fill would lose the exception (numba's parallel regions and the GPU raise
+    none), which the checked sweep names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> w = np.array([2, 0, 1])
+    >>> @recurrence(shape=(4, 5), dtype=np.int64, args=(w,))
+    ... def sack(M, i, j, w):
+    ...     return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i - 1]] + 1)
+    >>> p = in_fill_plan(sack, cell_ir(sack))
+    >>> p.method, p.regions, p.pattern, p.made_reference is None
+    ('checked fill', ('Up', 'UpLeft', 'UpRight'), 'RUD', True)
+    """
+    t0 = time.perf_counter()
+    try:
+        ir.definition()
+        if ir.hidden:
+            return ir.hidden
+        raises = may_raise(ir)
+        if raises:  # a parallel fill loses an exception, a GPU raises none
+            return f"{raises}, which a parallel fill could not report"
+        regions = ir.possible_regions()
+    except SourceUnavailable as exc:
+        return str(exc)
+    shape2 = (rec.shape[0], rec.shape[1])
+    pattern = select(regions, shape2)
+    if pattern is None:
+        return f"no pattern allows every region the reads may fall in ({', '.join(regions)})"
+    note = (f"reads may fall in {', '.join(regions)} (their constant offsets along each axis): "
+            f"the fill checks each read, and each value, where it runs")
+    return Plan(rec, ir, regions, matching(regions), pattern, sweep_for(regions), None, None,
+                "checked fill", time.perf_counter() - t0, (note,))
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,

@@ -15,6 +15,7 @@ subscripts (``SourceUnavailable`` otherwise); 2-D tables for the window reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,11 +30,12 @@ from runtime.backends.cuda.device import (
     compile_device,
     cuda_module,
     nap,
+    simulated,
 )
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
-from runtime.backends.rewrite import rewrite_reads
+from runtime.backends.rewrite import guarded_read_source, rewrite_reads
 
-__all__ = ["rewritten_cell", "coherent_cell", "argument_loads", "band_read_source", "flip",
+__all__ = ["rewritten_cell", "coherent_cell", "Checks", "checked_cell", "argument_loads", "band_read_source", "flip",
            "small", "small_args", "index_form", "loadable", "register_type", "narrow_note",
            "INDEX_TYPES"]
 
@@ -231,6 +233,47 @@ def coherent_cell(rec: Recurrence, ir: CellIR, hoisted: bool = False,
     e = Emitter()
     with e.block(f"def cell(M, i, j{tail}{ctx}{vals})"):
         e(f"return inner(M, i, j{tail}, {ctx[2:] if window else '0'}{vals})")
+    return compile_device(rec, e.source, "cell", {"inner": inner})
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a fill checks where it runs, for reads no certificate proves: each read of
+    ``M`` in the table and in the regions ``allowed`` (those whose cells the schedule
+    has filled before the cell's), and,
+    unless ``bounds`` is ``None``, each value inside ``bounds`` (an integer table's
+    range, where no proof says it fits)."""
+
+    ir: CellIR
+    allowed: tuple[str, ...]
+    bounds: tuple[int, int] | None
+
+
+def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
+    """The cell function as a device function ``cell(M, i, j, *args, ck)`` that checks
+    its reads and its value (:class:`Checks`), setting ``ck[0]`` when one fails;
+    ``coherent``: its reads skip L1, for kernels that read what other blocks of the same
+    launch wrote.  Under the simulator, an integer table's reads are widened to int64,
+    the stand-in for numba's typing, which computes small integers in 64 bits where
+    NumPy's scalars would wrap, so a value leaving the table's dtype would go unseen.  ``SourceUnavailable`` when its source cannot be rewritten (or, for
+    ``coherent``, the cells are not integers or floats)."""
+    cuda = cuda_module()
+    names: dict[str, Any] = {"int64": np.int64}
+    if coherent:
+        loadable(rec.dtype)
+        names.update(coherent_names(cuda))
+    widen = simulated() and np.dtype(rec.dtype).kind in "iu"
+    load = "LOAD(M, (int64(a), int64(b)))" if coherent else "M[a, b]"
+    read = guarded_read_source(checks.allowed, f"int64({load})" if widen else load, 0)
+    inner = rewritten_cell(rec, checks.ir, read, names)
+    tail = arg_tail(len(rec.args))
+    e = Emitter()
+    with e.block(f"def cell(M, i, j{tail}, ck)"):
+        e(f"v = inner(M, i, j{tail}, ck)")
+        if checks.bounds is not None:
+            with e.block(f"if v != v or v < {checks.bounds[0]} or v > {checks.bounds[1]}"):
+                e("ck[0] = 1")
+        e("return v")
     return compile_device(rec, e.source, "cell", {"inner": inner})
 
 

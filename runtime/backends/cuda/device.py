@@ -128,7 +128,8 @@ def compile_kernel(rec: Recurrence, source: str, name: str, cell: Any = None,
 class DeviceFill:
     """Times of one device fill, in seconds; the table when it was copied back, else the
     device array holding it (``device``: ``__cuda_array_interface__``, so CuPy and
-    PyTorch take it without a copy)."""
+    PyTorch take it without a copy); ``checks``, what a fill that checks its own reads
+    recorded (:func:`run`)."""
 
     table: np.ndarray | None
     h2d_s: float
@@ -138,6 +139,7 @@ class DeviceFill:
     compile_s: float
     kernel: str = ""
     device: Any = None
+    checks: np.ndarray | None = None
 
 
 def multiprocessors() -> int:
@@ -245,16 +247,20 @@ def _check_fits(rec: Recurrence, shape: tuple[int, ...], schedule: tuple[np.ndar
 def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
         launches: Callable[[Any, Any, tuple[Any, ...], tuple[Any, ...]], Launches],
         schedule: tuple[np.ndarray, ...] = (), label: str = "",
-        shape: tuple[int, ...] | None = None) -> DeviceFill:
+        shape: tuple[int, ...] | None = None, checks: bool = False) -> DeviceFill:
     """Copy args (and schedule arrays) in, compile, run every launch, copy the table back
     if asked; each phase timed apart.  The table on the device has the recurrence's shape,
     or ``shape`` (a score fill's window of diagonals); building the launch list, which may
-    compile the kernel to size a cooperative grid, is timed with the compilation."""
+    compile the kernel to size a cooperative grid, is timed with the compilation.  With
+    ``checks``, the args the launches get end with a zeroed int64 array of one element,
+    which a checked cell sets when a check fails (:func:`runtime.backends.cuda.cells.checked_cell`),
+    returned as ``DeviceFill.checks``."""
     cuda = require()
     _check_fits(rec, rec.shape if shape is None else shape, schedule)
     t0 = time.perf_counter()
     dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                   for a in rec.args)
+    dargs += (cuda.to_device(np.zeros(1, dtype=np.int64)),) if checks else ()
     dsched = tuple(cuda.to_device(np.ascontiguousarray(a)) for a in schedule)
     dM = cuda.device_array(rec.shape if shape is None else shape, dtype=rec.dtype, order=layout)
     cuda.synchronize()
@@ -267,10 +273,11 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
         _launch(kernel, blocks, threads, args)
     cuda.synchronize()
     t3 = time.perf_counter()
+    found = dargs[-1].copy_to_host() if checks else None
     table = to_host(cuda, dM) if copy_back else None
     t4 = time.perf_counter()
     return DeviceFill(table, t1 - t0, t3 - t2, t4 - t3, len(todo), t2 - t1, label,
-                      None if copy_back else dM)
+                      None if copy_back else dM, found)
 
 
 #: Bytes of each of the two pinned buffers a table comes back to the host through.

@@ -26,7 +26,7 @@ from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
 from patterns import PATTERNS, STEP_SOURCE, step_line
 from runtime.backends.cpu import unravel
-from runtime.backends.cuda.cells import coherent_cell, rewritten_cell
+from runtime.backends.cuda.cells import Checks, checked_cell, coherent_cell, rewritten_cell
 from runtime.backends.cuda.device import (
     THREADS,
     DeviceFill,
@@ -122,10 +122,14 @@ def step_source(code: str, unroll: int, nargs: int) -> str:
 
 
 def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = "C",
-                 copy_back: bool = True) -> DeviceFill:
-    """One launch per step of a 2-D pattern; the table stays on the device."""
+                 copy_back: bool = True, checks: Checks | None = None) -> DeviceFill:
+    """One launch per step of a 2-D pattern; the table stays on the device.  With
+    ``checks``, the cell checks its reads and values (``DeviceFill.checks[0]`` set when
+    one fails: :func:`runtime.backends.cuda.cells.checked_cell`)."""
     code = PATTERNS[pattern_index].code
-    kern = compile_kernel(rec, step_source(code, 1, len(rec.args)), "step")
+    nargs = len(rec.args) + (checks is not None)
+    cell = checked_cell(rec, checks, coherent=False) if checks else None
+    kern = compile_kernel(rec, step_source(code, 1, nargs), "step", cell)
     n, m = rec.shape
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
@@ -133,25 +137,31 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
         return [(min(cap, math.ceil(step_line(pattern_index, t, n, m)[4] / THREADS)), THREADS,
                  (dM, t, *dargs)) for t in range(steps)]
 
-    return run(rec, kern, layout, copy_back, launches, label="a launch per step")
+    return run(rec, kern, layout, copy_back, launches,
+               label="a launch per step" + (", every read checked" if checks else ""),
+               checks=checks is not None)
 
 
 def cooperative_fill(rec: Recurrence, ir: CellIR, pattern_index: int, layout: str = "C",
                      copy_back: bool = True, threads: int = THREADS,
-                     blocks: int | None = None, unroll: int = 1) -> DeviceFill:
+                     blocks: int | None = None, unroll: int = 1,
+                     checks: Checks | None = None) -> DeviceFill:
     """Every step of a 2-D pattern in one cooperative launch: a grid-stride loop over the
     step's cells (``unroll`` cells a thread computed before any is stored), then a
     grid-wide barrier, so no launch per step.  ``blocks`` of ``threads`` (default: as many
     as can be resident, up to one thread a cell of the longest step).  Reads of ``M`` skip
     L1 (a line cached in an earlier step may hold cells written since);
     ``SourceUnavailable`` when the cell function's source cannot be rewritten for that.
+    ``checks`` as in :func:`pattern_fill`.
     """
     code = PATTERNS[pattern_index].code
-    step = compile_device(rec, step_source(code, unroll, len(rec.args)), "step",
-                          {"cuda": cuda_module(), "cell": coherent_cell(rec, ir)})
+    nargs = len(rec.args) + (checks is not None)
+    cell = checked_cell(rec, checks, coherent=True) if checks else coherent_cell(rec, ir)
+    step = compile_device(rec, step_source(code, unroll, nargs), "step",
+                          {"cuda": cuda_module(), "cell": cell})
     n, m = rec.shape
     steps = PATTERNS[pattern_index].steps((n, m))
-    args = arg_tail(len(rec.args))
+    args = arg_tail(nargs)
     e = Emitter()
     with e.block(f"def coop(M, steps{args})"):
         e("grid = cuda.cg.this_grid()")
@@ -164,7 +174,9 @@ def cooperative_fill(rec: Recurrence, ir: CellIR, pattern_index: int, layout: st
         most = cooperative_blocks(kern, args, threads, max(n, m))
         return [(most if blocks is None else min(blocks, most), threads, args)]
 
-    return run(rec, kern, layout, copy_back, launches, label="one cooperative launch")
+    return run(rec, kern, layout, copy_back, launches,
+               label="one cooperative launch" + (", every read checked" if checks else ""),
+               checks=checks is not None)
 
 
 def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,
