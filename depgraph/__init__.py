@@ -8,6 +8,7 @@ The library's calls are here, at the top level:
 - read it: :func:`cell_ir` (what the cell function's source says), :func:`trace` (what
   each cell reads, run in plain Python);
 - analyze it: :func:`analyze` (the DAG, Algorithm 1's stages, regions and patterns);
+  :func:`certified_analysis` (what a certificate answers for a table too large to trace);
 - fill it: :func:`fill` (the table, on the GPU or every CPU core), :func:`score` (the
   last cell, in O(n) memory), :func:`compare` and :func:`verify_score` (against the
   sequential reference);
@@ -28,6 +29,7 @@ from depgraph.analysis import (
                                DependencyGraph,
                                Stages,
                                analyze,
+                               certified_analysis,
                                classify,
                                stages,
 )
@@ -90,6 +92,7 @@ __all__ = [
     "Trace",
     "analyze",
     "cell_ir",
+    "certified_analysis",
     "classify",
     "compare",
     "family",

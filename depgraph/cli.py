@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 import depgraph
-from depgraph import Family, Progress, Recurrence, analyze, load, pick
-from depgraph.errors import DepgraphError, RecurrenceError, UsageError
+from depgraph import Family, Progress, Recurrence, analyze, certified_analysis, load, pick
+from depgraph.errors import DepgraphError, RecurrenceError, TooLargeError, UsageError
 from depgraph.memory import format_bytes
 from depgraph.views.files import atomic_write, check_folder, check_writable
 from depgraph.views.progress import progress
@@ -163,7 +163,13 @@ def _save(out: Path, array: Any) -> None:
 def _analyze(args: argparse.Namespace) -> int:
     rec = load(args.file, name=args.name, size=args.size)
     update = progress("tracing cells", rec.cells, enabled=None if not args.json else False)
-    data = analyze(rec, target=args.target, progress=update).to_json()
+    try:
+        data = analyze(rec, target=args.target, progress=update).to_json()
+    except TooLargeError as exc:
+        proven = certified_analysis(rec, str(exc)) if args.target is None else None
+        if proven is None:
+            raise
+        data = proven
     print(json.dumps(data) if args.json else format_analysis(data))
     return 0
 
@@ -403,8 +409,26 @@ def _source_reads(d: dict[str, Any]) -> str:
     return f"reads {', '.join(texts)}, not all at constant offsets{why}; the trace decides"
 
 
+def _format_certified(d: dict[str, Any]) -> str:
+    """The readable text of ``depgraph analyze`` answered by a certificate alone
+    (:func:`depgraph.certified_analysis`)."""
+    pattern = (f"{d['pattern']}: {d['pattern_stages']:,} steps" if d["pattern"]
+               else "none: no pattern fits")
+    return "\n".join([
+        f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",
+        f"cells        {d['cells']:,}, not traced: {d['not_traced']}",
+        f"certificate  {d['certificate']['summary']}",
+        f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
+        f"patterns     {', '.join(d['patterns']) or 'none match'}",
+        f"selected     {pattern}",
+        f"needs trace  {', '.join(d['needs_trace'])}: run at a size whose trace fits",
+    ])
+
+
 def format_analysis(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph analyze``."""
+    if d.get("needs_trace"):
+        return _format_certified(d)
     t = d["timings"]
     lines = [
         f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",

@@ -227,3 +227,28 @@ def test_run_json_gives_phases_that_add_up_and_the_last_cell(write_rec, capsys):
     assert main(["run", write_rec(LCS), "--backend", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "value        M(7, 6) = 4 (the last cell filled)" in out and "s in all: startup" in out
+
+
+def test_analyze_beyond_the_trace_answers_from_the_certificate(write_rec, capsys):
+    big = write_rec("""
+@recurrence(shape=(10**6, 10**6), dtype=np.int64)
+def paths(M, i, j):
+    return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+""")
+    assert main(["analyze", big, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["regions"], d["patterns"], d["pattern"], d["pattern_stages"]) == (
+        ["Left", "Up"], ["NOSE"], "NOSE", 1999999)
+    assert d["stages"] is None and "stages" in d["needs_trace"] and "memory" in d["not_traced"]
+    assert main(["analyze", big]) == 0
+    assert "needs trace  edges" in capsys.readouterr().out
+    unproven = write_rec("""
+@recurrence(shape=(10**6, 10**6), dtype=np.int64)
+def loop(M, i, j):
+    k = 0
+    while k < 2:
+        k += 1
+    return 1 if i == 0 else M[i - 1, j]
+""")
+    assert main(["analyze", unproven]) == 1
+    assert "needs about" in capsys.readouterr().err

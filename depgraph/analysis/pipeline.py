@@ -23,8 +23,9 @@ from depgraph.analysis.stages import Stages, stages
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.trace import Trace, trace
 from depgraph.model import Recurrence
+from patterns import BY_CODE, select
 
-__all__ = ["Analysis", "analyze"]
+__all__ = ["Analysis", "analyze", "certified_analysis", "NEEDS_TRACE"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,3 +182,49 @@ def analyze(
     timings = {"trace_s": t1 - t0, "graph_s": t2 - t1, "stages_s": t3 - t2, "classify_s": t4 - t3}
     tgt = None if target is None else tuple(int(t) for t in target)
     return Analysis(rec, tr, graph, st, cls, timings, tgt, cell_ir(rec))
+
+
+#: Fields of ``analyze --json`` only a trace gives (the graph's own counts).
+NEEDS_TRACE = ("edges", "base_cases", "stages", "max_stage_width", "region_counts",
+               "graph_bytes", "reruns", "trace_cells_per_s")
+
+
+def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
+    """The ``analyze --json`` object of a 2-D table too large to trace (``why``), from a
+    certificate that holds for this data: the regions the reads are proven to fall in,
+    the patterns and the pattern's steps; the fields only a trace gives
+    (:data:`NEEDS_TRACE`) are ``None`` and listed in ``needs_trace``.  ``None`` without
+    such a certificate.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(10**6, 10**6), dtype=np.int64)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> d = certified_analysis(paths, "too large to trace")
+    >>> d["regions"], d["pattern"], d["pattern_stages"], d["stages"], d["needs_trace"][0]
+    (['Left', 'Up'], 'NOSE', 1999999, None, 'edges')
+    """
+    if rec.ndim != 2:
+        return None
+    ir = cell_ir(rec)
+    found = certificate(rec, ir)
+    if not isinstance(found, Certificate) or found.violated(rec, ir.params, ir.table):
+        return None
+    shape2 = (rec.shape[0], rec.shape[1])
+    pattern = select(found.regions, shape2)
+    return {
+        "name": rec.name, "shape": list(rec.shape), "cells": rec.cells,
+        "regions": list(found.regions), "patterns": list(found.patterns), "pattern": pattern,
+        "pattern_stages": None if pattern is None else BY_CODE[pattern].steps(shape2),
+        "target": None, "table_cells": rec.cells, "dtype": str(rec.dtype),
+        "table_bytes": rec.cells * rec.dtype.itemsize, "timings": {},
+        "source_reads": [{"read": r.text, "offset": list(r.offsets)} for r in ir.reads],
+        "source_opaque": ir.opaque,
+        "certificate": {**found.to_json(), "holds_for_this_data": True},
+        "certificate_why": None,
+        **{k: None for k in NEEDS_TRACE},
+        "needs_trace": list(NEEDS_TRACE),
+        "not_traced": why,
+    }
