@@ -4,10 +4,9 @@ A fill whose reads no certificate proves checks each read (in the table, in a re
 pattern has filled) and each value where it runs (``runtime.run.fill``'s "checked fill").
 This times that fill against the unchecked one on the same recurrence, side by side, the
 median of ``--repeat`` runs each (compile excluded), on the CPU (all cores) and, with
-``--gpu``, on the GPU (one cooperative launch for straight-line cells, a launch per step
-for cells with loops).  Recurrences: LCS (straight, NOSE), a straight row recurrence
-whose column read depends on its data (RUD), and the catalog's integer knapsack (a loop
-per cell, RUD).
+``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Recurrences: LCS
+(straight, NOSE), a straight row recurrence whose column read depends on its data (RUD),
+and the catalog's integer knapsack and transportation problem (a loop per cell, RUD).
 
     python benchmarks/bench_checked.py --cpu-size 3000 [--gpu --gpu-size 16384] [--repeat 5]
 """
@@ -53,6 +52,8 @@ def cases(size: int, knapsack_types: int):
         ("drift", drift(size)),
         ("integer knapsack", load(ROOT / "examples/catalog/integer_knapsack.py",
                                   size=knapsack_types)),
+        ("transportation", load(ROOT / "examples/catalog/transportation.py",
+                                size=knapsack_types)),
     ]
 
 
@@ -90,10 +91,9 @@ def gpu_rows(name: str, rec, repeat: int) -> list[dict]:
     count = p.steps(rec.shape)
     checks = Checks(ir, tuple(sorted(p.allowed)), value_bounds(rec, ir, count))
     kernels = {"a launch per step": lambda c: steps.pattern_fill(
-        rec, p.index, count, layout, False, c)}
-    if ir.straight:
-        kernels["one cooperative launch"] = lambda c: steps.cooperative_fill(
-            rec, ir, p.index, layout, False, unroll=costmodel.UNROLL, checks=c)
+        rec, p.index, count, layout, False, c),
+        "one cooperative launch": lambda c: steps.cooperative_fill(
+            rec, ir, p.index, layout, False, unroll=costmodel.UNROLL, checks=c)}
     rows = []
     for label, fill in kernels.items():
         def one(c):
