@@ -186,16 +186,15 @@ def _process_age() -> float | None:
         return None
 
 
-def _phases(start: float | None, t0: float, load_s: float, res: Any, fill_s: float,
-            write_s: float) -> dict[str, float | None]:
+def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, float],
+            fill_s: float, write_s: float, **after: float | None) -> dict[str, float | None]:
     """Where the command's time went: start-up (the interpreter and imports), loading the
-    file, the fill's own phases and the rest of the fill (the GPU's context, the cost
-    model, memory checks), writing; ``total_s`` is their sum."""
-    listed = res.plan_s + res.compile_s + res.h2d_s + res.compute_s + res.d2h_s
-    phases = {"startup_s": start, "load_s": load_s, "plan_s": res.plan_s,
-              "compile_s": res.compile_s, "h2d_s": res.h2d_s, "compute_s": res.compute_s,
-              "d2h_s": res.d2h_s, "fill_rest_s": max(0.0, fill_s - listed),
-              "write_s": write_s}
+    file, the fill's own phases (``listed``) and the rest of the fill (the GPU's context,
+    the cost model, memory checks), writing, and any phases ``after`` it; ``total_s`` is
+    their sum."""
+    phases = {"startup_s": start, "load_s": load_s, **listed,
+              "fill_rest_s": max(0.0, fill_s - sum(listed.values())), "write_s": write_s,
+              **after}
     phases["total_s"] = (start or 0.0) + time.perf_counter() - t0
     return phases
 
@@ -204,9 +203,9 @@ def _run(args: argparse.Namespace) -> int:
     start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
     rec = load(args.file, name=args.name, size=args.size)
-    if args.score:
-        return _run_score(args, rec, out)
     t1 = time.perf_counter()
+    if args.score:
+        return _run_score(args, rec, out, (start, t0, t1 - t0))
     res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
                         copy_back=out is not None, progress=_progress(not args.json))
     t2 = time.perf_counter()
@@ -215,27 +214,41 @@ def _run(args: argparse.Namespace) -> int:
     t3 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "output": args.output,
-            "phases": _phases(start, t0, t1 - t0, res, t2 - t1, t3 - t2)}
+            "phases": _phases(start, t0, t1 - t0, {
+                "plan_s": res.plan_s, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
+                "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1, t3 - t2)}
     print(json.dumps(data) if args.json else format_run(data))
     return 0
 
 
-def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None) -> int:
+def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
+               started: tuple[float | None, float, float]) -> int:
+    """``run --score``; ``started``: the process's age when the command began, the clock
+    then, and the seconds loading took (for the phases)."""
     if args.schedule != "auto":
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
+    t1 = time.perf_counter()
     plan = depgraph.score_plan(rec)
+    t2 = time.perf_counter()
     if out and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
     res = depgraph.score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan)
+    t3 = time.perf_counter()
     if out:  # a walk by rows or columns (checked above): the last line
         _save(out, res.line)
+    t4 = time.perf_counter()
     verified = depgraph.verify_score(res, rec) if args.verify else None
+    listed = {"plan_s": t2 - t1, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
+              "check_s": res.check_s, "compute_s": res.compute_s}
+    phases = _phases(started[0], started[1], started[2], listed, t3 - t1, t4 - t3,
+                     verify_s=time.perf_counter() - t4 if args.verify else None)
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
             "verified": verified, "output": args.output,
-            "line_preview": None if res.line is None else _preview(res.line)}
+            "line_preview": None if res.line is None else _preview(res.line),
+            "phases": phases}
     print(json.dumps(data) if args.json else format_score(data))
     return 0
 
@@ -349,10 +362,22 @@ def format_score(d: dict[str, Any]) -> str:
     if d["backend"] == "cuda":
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
                      f"host->device {d['h2d_s']:.4f} s")
+    lines += _time(d)
     lines += _why(d)
     if d["output"]:
         lines.append(f"saved        {d['output']}")
     return "\n".join(lines)
+
+
+def _time(d: dict[str, Any]) -> list[str]:
+    """The line of a run's phases (``--json``'s ``phases``), none without them."""
+    p = d.get("phases")
+    if not p:
+        return []
+    parts = [(k[:-2].replace("_", " "), v) for k, v in p.items()
+             if k != "total_s" and v is not None]
+    return [f"time         {p['total_s']:.2f} s in all: "
+            + ", ".join(f"{name} {v:.3f}" for name, v in parts)]
 
 
 def _preview(line: Any, ends: int = 4) -> str:
@@ -373,12 +398,7 @@ def format_run(d: dict[str, Any]) -> str:
         lines.append(f"transfers    host->device {d['h2d_s']:.4f} s, device->host {back} "
                      "(apart from compute)")
     lines.append(f"planning     {d['plan_s']:.4f} s")
-    if d.get("phases"):
-        p = d["phases"]
-        parts = [(k[:-2].replace("_", " "), v) for k, v in p.items()
-                 if k != "total_s" and v is not None]
-        lines.append(f"time         {p['total_s']:.2f} s in all: "
-                     + ", ".join(f"{name} {v:.3f}" for name, v in parts))
+    lines += _time(d)
     if d["target"] is not None:
         lines.append(f"value        M{tuple(d['target'])} = {d['value']} (the last cell filled)")
     lines += _why(d)

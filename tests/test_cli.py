@@ -229,6 +229,18 @@ def test_run_json_gives_phases_that_add_up_and_the_last_cell(write_rec, capsys):
     assert "value        M(7, 6) = 4 (the last cell filled)" in out and "s in all: startup" in out
 
 
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_run_score_gives_phases_that_add_up(write_rec, capsys, backend):
+    assert main(["run", write_rec(LCS), "--score", "--backend", backend, "--verify",
+                 "--json"]) == 0
+    phases = json.loads(capsys.readouterr().out)["phases"]
+    parts = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
+    assert abs(parts - phases["total_s"]) < 1e-6 + 0.05 * phases["total_s"]
+    assert phases["verify_s"] is not None and phases["check_s"] is not None
+    assert main(["run", write_rec(LCS), "--score", "--backend", backend]) == 0
+    assert "s in all: startup" in capsys.readouterr().out
+
+
 def test_analyze_beyond_the_trace_answers_from_the_certificate(write_rec, capsys):
     big = write_rec("""
 @recurrence(shape=(10**6, 10**6), dtype=np.int64)
