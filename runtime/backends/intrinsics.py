@@ -6,7 +6,11 @@ loads and stores for the GPU's.
   every inlined read of ``M``, and a chunked loop ran slower than a sweep from 0.
 - :func:`arrive` is a barrier for kernels whose threads are one ``prange`` iteration each:
   every thread adds one to a counter and spins until the counter reaches the target it
-  passes (``threads * (step + 1)``), so the counter never needs a reset.
+  passes (``threads * (step + 1)``), so the counter never needs a reset.  After
+  :data:`SPINS` looks at the counter a waiting thread yields its core at each further
+  look (``sched_yield``): a thread the others wait for may have been descheduled (a busy
+  machine, more threads than free cores), and a thread that only spun would hold the core
+  it needs for the rest of its time slice, at every step.
 
 Assumptions: ``arrive`` is only correct when every ``prange`` iteration runs on its own
 thread at the same time (numba's ``omp`` and ``workqueue`` layers split ``prange(T)``
@@ -26,12 +30,17 @@ from typing import Any
 
 __all__ = ["assume", "arrive", "load4", "store4"]
 
+#: Looks at a barrier's counter before a waiting thread starts yielding its core: a step's
+#: threads on free cores meet well within them.
+SPINS = 256
+
 
 def _build() -> tuple[Any, Any, Any, Any]:
     import numba
     import numpy as np
     from llvmlite import ir
     from numba import types
+    from numba.core import cgutils
     from numba.extending import intrinsic
 
     @intrinsic
@@ -90,11 +99,26 @@ def _build() -> tuple[Any, Any, Any, Any]:
 
         return types.none(arr, i, a, b, c, d), codegen
 
+    @intrinsic
+    def sched_yield(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            # the C library's sched_yield, linked by name: no address baked into the code,
+            # so a kernel that calls it is still kept on disk
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.IntType(32), []), "sched_yield")
+            builder.call(fn, [])
+            return context.get_dummy_value()
+
+        return types.none(), codegen
+
     @numba.njit(inline="always")
     def arrive(bar, target):  # pragma: no cover - compiled
         atomic_add(bar, np.int64(1))
+        spins = 0
         while atomic_load(bar) < target:
-            pass
+            spins += 1
+            if spins >= SPINS:
+                sched_yield()
 
     return assume, arrive, load4, store4
 
