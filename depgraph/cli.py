@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "the GPU ready-check fill (cuda only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
+    _threads(p)
     p.add_argument("--score", action="store_true",
                    help="only the last cell's value, keeping the few rows, columns or "
                    "diagonals still to be read: O(n) memory, for tables too large to hold; "
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "usable), auto, or a comma list of python,cpu,cuda")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="directory for report.md, report.json and the plots")
+    _threads(p)
     p.add_argument("--repeat", type=int, default=5, metavar="N",
                    help="timed runs per measurement (default 5; a run over 5 s once)")
     p.add_argument("--python-max-cells", type=int, default=None, metavar="N",
@@ -148,6 +150,13 @@ def _output(path: str | None, suffix: str, what: str) -> Path | None:
     out = Path(path)
     check_writable(out)
     return out
+
+
+def _threads(p: argparse.ArgumentParser) -> None:
+    """The ``--threads`` option of the commands that fill on the CPU."""
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="CPU threads of the cpu backend (default: the cores this process "
+                   "may use)")
 
 
 def _save(out: Path, array: Any) -> None:
@@ -207,7 +216,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.score:
         return _run_score(args, rec, out, (start, t0, t1 - t0))
     res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
-                        copy_back=out is not None, progress=_progress(not args.json))
+                        copy_back=out is not None, progress=_progress(not args.json),
+                        threads=args.threads)
     t2 = time.perf_counter()
     if out:
         _save(out, res.table)
@@ -233,7 +243,8 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
     if out and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
-    res = depgraph.score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan)
+    res = depgraph.score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan,
+                         threads=args.threads)
     t3 = time.perf_counter()
     if out:  # a walk by rows or columns (checked above): the last line
         _save(out, res.line)
@@ -317,7 +328,8 @@ def _report(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-trace-cells must be positive, got {args.max_trace_cells}")
     limits = {} if args.python_max_cells is None else {"python_max_cells": args.python_max_cells}
     rep = depgraph.report(obj, sizes, backends, out, repeat=args.repeat,
-                 max_trace_cells=args.max_trace_cells, source=str(args.file), **limits)
+                          max_trace_cells=args.max_trace_cells, source=str(args.file),
+                          threads=args.threads, **limits)
     rows = len(rep.rows)
     print(f"wrote {out / 'report.md'}, report.json and {len(rep.files) - 2} plots: "
           f"{rows} row{'s' if rows != 1 else ''} for {rep.name}")

@@ -356,6 +356,7 @@ def fill(
     copy_back: bool = True,
     plan: Plan | None = None,
     progress: Progress | None = None,
+    threads: int | None = None,
 ) -> FillResult:
     """Fill a recurrence's table.
 
@@ -373,6 +374,9 @@ def fill(
         A plan made earlier for this same recurrence (:func:`runtime.schedule.plan.make_plan`).
     progress : Progress, optional
         Reports long work (tracing, a first calibration of the GPU cost model).
+    threads : int, optional
+        CPU threads of the cpu backend (default: the cores this process may use);
+        ``UsageError`` outside 1 to numba's thread count.
 
     Examples
     --------
@@ -385,6 +389,13 @@ def fill(
     >>> int(r.table[3, 4]), r.schedule, r.pattern, r.verified
     (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
     """
+    with cpu.thread_count(threads):
+        return _fill(rec, backend, schedule, verify, copy_back, plan, progress)
+
+
+def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back: bool,
+          plan: Plan | None, progress: Progress | None) -> FillResult:
+    """:func:`fill` on the threads it was given."""
     name, why_backend = resolve_backend(backend)
     notes = [why_backend]
     if plan is not None and plan.recurrence is not rec:
@@ -449,6 +460,8 @@ def fill(
                                                                 copy_back, progress)
     if kernel:
         notes.append(f"kernel: {kernel}")
+    if name == "cpu" and sched in ("pattern", "stages"):
+        notes.append(f"filled on {cpu.barrier_threads()} CPU thread(s)")
     host = table if isinstance(table, np.ndarray) else None
     verified = compare(host, plan.reference) if verify and host is not None else None
     target = _last_cell(plan)
@@ -504,10 +517,11 @@ def _last_cell(plan: Plan) -> tuple[int, ...]:
 
 
 def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = None,
-          plan: ScorePlan | None = None) -> ScoreResult:
+          plan: ScorePlan | None = None, threads: int | None = None) -> ScoreResult:
     """The value of the last cell of ``rec``'s walk (:mod:`runtime.schedule.score_plan`),
     keeping only the cells still to be read, filled on ``backend`` (``auto``, ``cuda``,
-    ``cpu`` or ``python``); ``progress`` reports the cells done (CPU backends); ``plan``:
+    ``cpu`` or ``python``; ``threads`` as in :func:`fill`); ``progress`` reports the
+    cells done (CPU backends); ``plan``:
     :func:`runtime.schedule.score_plan.score_plan`'s, when the caller already has it.
 
     Every read is checked: on the CPU backends and in the GPU's rows (columns) as it is
@@ -526,6 +540,13 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
     >>> r.cell, int(r.value), r.pattern, r.kept
     ((3, 4), 35, 'NOSE', 8)
     """
+    with cpu.thread_count(threads):
+        return _score(rec, backend, progress, plan)
+
+
+def _score(rec: Recurrence, backend: str, progress: Progress | None,
+           plan: ScorePlan | None) -> ScoreResult:
+    """:func:`score` on the threads it was given."""
     ir = cell_ir(rec)
     plan = plan or score_plan(rec, ir)
     backend, why = resolve_backend(backend)

@@ -264,3 +264,16 @@ def loop(M, i, j):
 """)
     assert main(["analyze", unproven]) == 1
     assert "needs about" in capsys.readouterr().err
+
+
+def test_threads_option(write_rec, capsys, tmp_path):
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "--threads", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["value"] == 4 and "filled on 1 CPU thread(s)" in d["notes"]
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "--threads", "0"]) == 2
+    assert "--threads 0: give 1 to" in capsys.readouterr().err
+    assert main(["run", write_rec(LCS), "--score", "--backend", "cpu", "--threads", "1"]) == 0
+    capsys.readouterr()
+    assert main(["report", write_rec(LCS), "--backend", "cpu", "--repeat", "1", "--threads", "1",
+                 "-o", str(tmp_path / "rep")]) == 0
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["settings"]["threads"] == 1

@@ -47,6 +47,7 @@ from depgraph.views.report_measure import (
 )
 from depgraph.views.report_plots import write_plots
 from depgraph.views.verdict import compute_verdict
+from runtime.backends.cpu import thread_count
 
 __all__ = ["report", "write_report", "Report"]
 
@@ -67,6 +68,7 @@ def report(
     progress: bool | None = None,
     source: str | None = None,
     notes: Sequence[str] = (),
+    threads: int | None = None,
 ) -> Report:
     """Measure what the graph costs against the fills, one row per size.
 
@@ -96,6 +98,8 @@ def report(
         Measure cuda under numba's simulator (tests; those are not GPU timings).
     progress : bool, optional
         Show progress on standard error (default: when it is a terminal).
+    threads : int, optional
+        CPU threads of the cpu backend's fills (default: the cores this process may use).
 
     Examples
     --------
@@ -144,43 +148,44 @@ def report(
             status[b] = f"measured up to {python_max_cells:,} cells (the reference semantics)"
         else:
             status[b] = "measured: numba on all cores (sequential: one core)"
-    warm_up()
+    with thread_count(threads):
+        warm_up()
 
-    rows: list[dict[str, Any]] = []
-    history: list[tuple[int, float, float]] = []
-    for size in size_list:
-        if size is None:
-            rec = target  # type: ignore[assignment]
-        else:
-            try:
-                rec = target(size)  # type: ignore[operator]
-            except DepgraphError as exc:
-                rows.append(_failed_row(target.name, size, str(exc)))
-                continue
-            except Exception as exc:
-                rows.append(_failed_row(target.name, size,
-                                        f"family {target.name!r} failed at size {size}: "
-                                        f"{type(exc).__name__}: {exc}"))
-                continue
-        rows.append(measure_row(
-            rec, size, names, cuda_ok, cuda_why, repeat=repeat,
-            python_max_cells=python_max_cells, max_trace_cells=max_trace_cells,
-            max_trace_s=max_trace_s, memory_limit=memory_limit, long_run_s=long_run_s,
-            history=history, show=progress))
-    primary, primary_why = choose_primary(names, cuda_ok, cuda_why)
-    pref = preference(names, cuda_ok, cuda_why)
-    for r in rows:
-        if not r.get("skipped") and not r.get("error"):
-            fill_summary(r, pref)
-    settings = {"repeat": repeat, "python_max_cells": python_max_cells,
-                "max_trace_cells": max_trace_cells, "max_trace_s": max_trace_s,
-                "memory_limit": memory_limit, "long_run_s": long_run_s,
-                "sizes": [s for s in size_list if s is not None] or None,
-                "backends": names}
-    rep = Report(name=target.name, kind=kind, source=source, rows=rows, backends=status,
-                 primary=primary, primary_why=primary_why,
-                 verdict=compute_verdict(target.name, rows),
-                 machine=machine_info(allow_simulator), settings=settings, notes=list(notes))
+        rows: list[dict[str, Any]] = []
+        history: list[tuple[int, float, float]] = []
+        for size in size_list:
+            if size is None:
+                rec = target  # type: ignore[assignment]
+            else:
+                try:
+                    rec = target(size)  # type: ignore[operator]
+                except DepgraphError as exc:
+                    rows.append(_failed_row(target.name, size, str(exc)))
+                    continue
+                except Exception as exc:
+                    rows.append(_failed_row(target.name, size,
+                                            f"family {target.name!r} failed at size {size}: "
+                                            f"{type(exc).__name__}: {exc}"))
+                    continue
+            rows.append(measure_row(
+                rec, size, names, cuda_ok, cuda_why, repeat=repeat,
+                python_max_cells=python_max_cells, max_trace_cells=max_trace_cells,
+                max_trace_s=max_trace_s, memory_limit=memory_limit, long_run_s=long_run_s,
+                history=history, show=progress))
+        primary, primary_why = choose_primary(names, cuda_ok, cuda_why)
+        pref = preference(names, cuda_ok, cuda_why)
+        for r in rows:
+            if not r.get("skipped") and not r.get("error"):
+                fill_summary(r, pref)
+        settings = {"repeat": repeat, "python_max_cells": python_max_cells,
+                    "max_trace_cells": max_trace_cells, "max_trace_s": max_trace_s,
+                    "memory_limit": memory_limit, "long_run_s": long_run_s,
+                    "sizes": [s for s in size_list if s is not None] or None,
+                    "backends": names, "threads": threads}
+        rep = Report(name=target.name, kind=kind, source=source, rows=rows, backends=status,
+                     primary=primary, primary_why=primary_why,
+                     verdict=compute_verdict(target.name, rows),
+                     machine=machine_info(allow_simulator), settings=settings, notes=list(notes))
     if out_dir is not None:
         write_report(rep, out_dir)
     return rep

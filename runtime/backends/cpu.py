@@ -22,14 +22,14 @@ Assumptions: the cell function is numba-compilable; tables are NumPy arrays whos
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from depgraph.errors import CompileError, RecurrenceError, setting
+from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
@@ -59,6 +59,7 @@ __all__ = [
     "regions_of_flags",
     "touched_table",
     "barrier_threads",
+    "thread_count",
     "OOB",
     "MISFIT",
     "Timing",
@@ -332,6 +333,34 @@ def call(make: Callable[[bool], Any], *args: Any) -> Timing:
             f"{setting('backend', 'python')} to find the cell"
         ) from None
     return Timing(t1 - t0, time.perf_counter() - t1)
+
+
+@contextmanager
+def thread_count(threads: int | None) -> Iterator[None]:
+    """Run what is inside on ``threads`` of numba's threads (``None``: as many as it has,
+    the cores this process may use), the count restored after; ``UsageError`` for a count
+    under 1 or over numba's.  numba's count is the calling thread's own.
+
+    Examples
+    --------
+    >>> with thread_count(1):
+    ...     _numba().get_num_threads()
+    1
+    """
+    if threads is None:
+        yield
+        return
+    numba = _numba()
+    most = int(numba.config.NUMBA_NUM_THREADS)
+    if not 1 <= threads <= most:
+        raise UsageError(f"{setting('threads', threads)}: give 1 to {most} (the cores this "
+                         f"process may use, or NUMBA_NUM_THREADS)")
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def barrier_threads() -> int:
