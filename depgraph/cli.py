@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "python"])
     p.add_argument("--schedule", default="auto",
                    choices=["auto", "pattern", "tiled", "stages", "sequential", "ready"],
-                   help="tiled: diagonal patterns by tiles (cuda only); ready: Algorithm 3, "
+                   help="tiled: diagonal patterns by tiles (cuda, cpu); ready: Algorithm 3, "
                    "the GPU ready-check fill (cuda only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")

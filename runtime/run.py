@@ -217,10 +217,11 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
     checked = plan.method == "checked fill"
     columns = schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns"
     M = np.zeros(rec.shape, dtype=rec.dtype, order="F" if columns else "C")
-    if schedule == "pattern":
+    if schedule in ("pattern", "tiled"):
         steps = plan.pattern_steps or 0
         p = BY_CODE[plan.pattern or ""]
-        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, checked=checked)
+        by = cpu.pattern_fill if schedule == "pattern" else cpu.tiled_fill
+        ck, timing = by(rec, ir, M, p.index, checked=checked)
         if checked:
             _checked(ck, p.allowed)
     elif schedule == "stages":
@@ -404,8 +405,10 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
     if name == "cuda" and schedule == "sequential":
         raise UsageError(f"{setting('schedule', 'sequential')} runs on the cpu or python "
                          "backend, not cuda")
-    if name != "cuda" and schedule in ("ready", "tiled"):
+    if name != "cuda" and schedule == "ready":
         raise UsageError(f"{setting('schedule', schedule)} runs on the cuda backend")
+    if name == "python" and schedule == "tiled":
+        raise UsageError(f"{setting('schedule', schedule)} runs on the cpu and cuda backends")
     if name == "cuda":
         require()
     copy_back = copy_back or verify
@@ -460,7 +463,7 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
                                                                 copy_back, progress)
     if kernel:
         notes.append(f"kernel: {kernel}")
-    if name == "cpu" and sched in ("pattern", "stages"):
+    if name == "cpu" and sched in ("pattern", "tiled", "stages"):
         notes.append(f"filled on {cpu.barrier_threads()} CPU thread(s)")
     host = table if isinstance(table, np.ndarray) else None
     verified = compare(host, plan.reference) if verify and host is not None else None

@@ -267,7 +267,8 @@ def loop(M, i, j):
 
 
 def test_threads_option(write_rec, capsys, tmp_path):
-    assert main(["run", write_rec(LCS), "--backend", "cpu", "--threads", "1", "--json"]) == 0
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "--threads", "1", "--schedule",
+                 "tiled", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["value"] == 4 and "filled on 1 CPU thread(s)" in d["notes"]
     assert main(["run", write_rec(LCS), "--backend", "cpu", "--threads", "0"]) == 2

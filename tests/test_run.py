@@ -241,16 +241,31 @@ def test_kernels_are_shared_across_family_sizes_but_not_closures():
     assert fill(make(5), backend="cpu").table.tolist() == [[5, 10, 15]]  # closure: own kernels
 
 
-def test_tiled_is_auto_on_cuda_for_diagonals_only():
+@pytest.mark.parametrize("backend", ["cuda", "cpu"])
+def test_tiled_is_auto_for_diagonals_only(backend):
     diag = make_stencil(np.array([[-1, 0], [0, -1]]), (4, 4), 1)  # Up and Left: NOSE only
-    r = fill(diag, backend="cuda", verify=True)
+    r = fill(diag, backend=backend, verify=True)
     assert r.schedule == "tiled" and r.pattern == "NOSE" and r.verified
     rows = make_stencil(np.array([[-1, 0]]), (3, 3), 1)
-    assert fill(rows, backend="cuda").schedule == "pattern"
+    assert fill(rows, backend=backend).schedule == "pattern"
     with pytest.raises(UsageError, match="diagonal patterns"):
-        fill(rows, backend="cuda", schedule="tiled")
-    with pytest.raises(UsageError, match="cuda backend"):
-        fill(diag, backend="cpu", schedule="tiled")
+        fill(rows, backend=backend, schedule="tiled")
+    with pytest.raises(UsageError, match="cpu and cuda backends"):
+        fill(diag, backend="python", schedule="tiled")
+
+
+@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (7, 11), (12, 5)])
+def test_cpu_tiles_fill_every_diagonal_pattern_as_the_reference(code, shape):
+    rng = np.random.default_rng(CANONICAL.index(code))
+    rec = make_stencil(pattern_offsets(rng, code, reach=3, count=3), shape, 7)
+    reference = analyze(rec).table
+    for tile in (1, 2, 3, 64):
+        M = np.zeros(rec.shape, dtype=rec.dtype)
+        ck, _ = cpu.tiled_fill(rec, cell_ir(rec), M, BY_CODE[code].index, tile=tile,
+                               checked=tile == 3)
+        same(M, reference)
+        assert not ck[cpu.OOB] and not ck[cpu.MISFIT]
 
 
 def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
@@ -265,7 +280,7 @@ def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
     heavy = replace(plan, cell_s=TILE_MAX_CELL_S * 10)
     assert _choose_schedule("auto", light, "cuda")[0] == "tiled"
     assert _choose_schedule("auto", heavy, "cuda")[0] == "pattern"
-    assert _choose_schedule("auto", light, "cpu")[0] == "pattern"
+    assert _choose_schedule("auto", light, "cpu")[0] == "tiled"  # by tiles whatever the cells
 
 
 def test_compare_names_the_first_differing_cell():
@@ -388,3 +403,38 @@ def test_a_checked_fill_whose_checks_fail_falls_back_to_the_sweep(write_rec, mon
     r = fill(rec, backend="cpu", verify=True)
     assert "the fill's own checks failed" in " ".join(r.notes)
     assert r.verified == "equals the sequential reference exactly"
+
+
+GUARDED = """
+d = np.ones(12, dtype=np.int64)
+d[0] = {first}
+@recurrence(shape=(9, 12), dtype=np.int64, args=(d,))
+def guarded(M, i, j, d):
+    if i == 0:
+        return j
+    s = M[i - 1, j]
+    if d[j] > 0:
+        s += M[i, j - 1]
+    k = 0
+    while k < 1:
+        k += 1
+    return s
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_checked_diagonal_fill_names_a_bad_read(write_rec, backend):
+    # a loop keeps the certificate away; the reads go up and left: NOSE, checked in the fill
+    r = fill(load(write_rec(GUARDED.format(first=0))), backend=backend, verify=True)
+    assert r.pattern == "NOSE" and "checks each read" in " ".join(r.notes) and r.verified
+    with pytest.raises(OutOfBoundsError, match=r"cell \(\d, 0\) reads \(\d, -1\), outside shape \(9, 12\)"):
+        fill(load(write_rec(GUARDED.format(first=1))), backend=backend)
+
+
+def test_auto_on_one_cpu_thread_fills_sequentially():
+    diag = make_stencil(np.array([[-1, 0], [0, -1]]), (6, 5), 1)
+    one = fill(diag, backend="cpu", threads=1, verify=True)
+    assert one.schedule == "sequential" and one.verified
+    assert "auto: one CPU thread" in " ".join(one.notes)
+    if cpu.barrier_threads() > 1:
+        assert fill(diag, backend="cpu").schedule == "tiled"

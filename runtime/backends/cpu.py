@@ -12,6 +12,9 @@ what they are made of; the cell function is called from them as a compiled funct
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
   between steps.
+- ``tiled``: a diagonal pattern by square tiles in one parallel region: the tiles of an
+  anti-diagonal of tiles go round the threads, each filled in the table's memory order,
+  and the threads meet at a barrier between anti-diagonals of tiles.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
   with ``parallel=False`` it is a sequential fill in that order.
 
@@ -33,7 +36,7 @@ from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
-from patterns import PATTERNS, REGIONS, STEP_SOURCE, Sweep
+from patterns import DIAGONAL_FLIPS, PATTERNS, REGIONS, STEP_SOURCE, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import (
@@ -54,6 +57,8 @@ __all__ = [
     "unravel",
     "sweep_fill",
     "pattern_fill",
+    "tiled_fill",
+    "TILE",
     "order_fill",
     "CHECK_SLOTS",
     "regions_of_flags",
@@ -73,6 +78,9 @@ __all__ = [
 CHECK_SLOTS = 17
 OOB = 9
 MISFIT = 14
+#: Side of a tile of :func:`tiled_fill`: a 64 x 64 tile of 8-byte cells is 32 KiB, an L1
+#: cache's worth.
+TILE = 64
 
 
 def _numba() -> Any:
@@ -232,6 +240,38 @@ def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False
                       "assume(j >= 0)", "assume(j < m)")
                     _store(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
                 e("arrive(bar, chunks * (t + 1))")
+    return e.source
+
+
+def _tiled_source(code: str, nargs: int, tile: int, checked: bool, fits: bool) -> str:
+    """One region for a whole tiled fill (:func:`tiled_fill`) of diagonal pattern
+    ``code``: ``(u, v)`` are a cell's row and column in the pattern's NOSE frame.
+
+    Examples
+    --------
+    >>> print(_tiled_source("SONE", 0, 64, False, False).splitlines()[11])
+                        i = n - 1 - u
+    """
+    rows, cols = DIAGONAL_FLIPS[code]
+    args = arg_tail(nargs)
+    e = Emitter()
+    with e.block(f"def tiled(M, bar, chunks, ck{args})"):
+        e("n = M.shape[0]", "m = M.shape[1]", f"ti = (n + {tile - 1}) // {tile}",
+          f"tj = (m + {tile - 1}) // {tile}")
+        with e.block("for chunk in prange(chunks)"):
+            e("row = ck[chunk]")
+            with e.block("for w in range(ti + tj - 1)"):
+                with e.block("for a in range(max(0, w - tj + 1) + chunk, min(ti - 1, w) + 1, "
+                             "chunks)"):
+                    e("b = w - a")
+                    with e.block(f"for u in range(a * {tile}, min(n, a * {tile} + {tile}))"):
+                        e(f"i = {'n - 1 - u' if rows else 'u'}")
+                        with e.block(f"for v in range(b * {tile}, min(m, b * {tile} + {tile}))"):
+                            e(f"j = {'m - 1 - v' if cols else 'v'}", "assume(i >= 0)",
+                              "assume(i < n)", "assume(j >= 0)", "assume(j < m)")
+                            _store(e, f"cell(M, i, j{args}{', row' if checked else ''})",
+                                   "row", fits)
+                e("arrive(bar, chunks * (w + 1))")
     return e.source
 
 
@@ -416,11 +456,47 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     pattern = PATTERNS[pattern_index]
     fits = checked and M.dtype.kind in "iu"
     src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
+    return _barrier_fill(rec, ir, M, pattern_index, src, "pattern", parallel, checked, fits)
+
+
+def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
+               tile: int = TILE, checked: bool = False) -> tuple[np.ndarray, Timing]:
+    """Fill a 2-D table of a diagonal pattern by ``tile`` x ``tile`` tiles, in one
+    parallel region: the tiles of one anti-diagonal of tiles (in the pattern's frame,
+    :data:`patterns.DIAGONAL_FLIPS`) go round the threads, each filled row by row in the
+    table's own memory order, and the threads meet at a barrier between anti-diagonals
+    of tiles, not between anti-diagonals of cells.  A read the pattern allows lies
+    before its cell in the frame's rows and columns, so in the cell's own tile (filled
+    before it there) or in a tile of an earlier anti-diagonal.  Returns what
+    :func:`pattern_fill` returns.
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> from patterns import BY_CODE
+    >>> rec = recurrence(shape=(5, 7), dtype=np.int64)(
+    ...     lambda M, i, j: 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1])
+    >>> M = np.zeros(rec.shape, dtype=np.int64)
+    >>> ck, _ = tiled_fill(rec, cell_ir(rec), M, BY_CODE["NOSE"].index, tile=2)
+    >>> int(M[4, 6]), int(ck[OOB])
+    (210, 0)
+    """
+    code = PATTERNS[pattern_index].code
+    fits = checked and M.dtype.kind in "iu"
+    src = _tiled_source(code, len(rec.args), tile, checked, fits)
+    return _barrier_fill(rec, ir, M, pattern_index, src, "tiled", True, checked, fits)
+
+
+def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int, src: str,
+                  name: str, parallel: bool, checked: bool, fits: bool
+                  ) -> tuple[np.ndarray, Timing]:
+    """Compile and run a one-region fill ``src`` (kernel ``name``: a barrier, the thread
+    count, a check row for each thread) of pattern ``pattern_index``."""
     threads = barrier_threads() if parallel else 1
     extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
                                   if fits else {})}
-    allowed = tuple(sorted(pattern.allowed)) if checked else None
-    make = kernel(rec, src, "pattern", compiled_cell(rec, ir, checked, allowed), extra,
+    allowed = tuple(sorted(PATTERNS[pattern_index].allowed)) if checked else None
+    make = kernel(rec, src, name, compiled_cell(rec, ir, checked, allowed), extra,
                   parallel=parallel)
     # a row of each thread's own, padded to whole cache lines
     rows = np.zeros((threads, -(-CHECK_SLOTS // 8) * 8), dtype=np.int64)

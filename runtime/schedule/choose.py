@@ -3,8 +3,9 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``tiled`` (cuda, diagonal patterns: one persistent launch, cells in registers
-or tiles in shared memory, ``auto``'s choice there for light cells), ``stages``
+diagonal), ``tiled`` (cuda, diagonal patterns: on cuda one persistent launch, cells in registers
+or tiles in shared memory, ``auto``'s choice there for light cells; on cpu tiles in the
+table's memory order, ``auto``'s choice there), ``stages``
 (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
 (Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from depgraph.errors import NoPatternError, UsageError, setting
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
+from runtime.backends.cpu import TILE as CPU_TILE
+from runtime.backends.cpu import barrier_threads
 from runtime.backends.cuda import device
 from runtime.schedule.plan import Plan
 
@@ -96,8 +99,16 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
                          f"when the reads are the three nearest neighbours at constant "
                          f"offsets, else {TILE}x{TILE} tiles in shared memory) instead of "
                          f"one launch per diagonal of cells")
+    fall = "may fall" if plan.method == "checked fill" else "fall"
+    if backend == "cpu" and plan.sweep is not None and barrier_threads() == 1:
+        return "sequential", ("auto: one CPU thread, so the sequential fill, row by row or "
+                              "column by column in an order the reads allow")
+    if plan.pattern in DIAGONAL_FLIPS and backend == "cpu":
+        return "tiled", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
+                         f"{plan.pattern} fits; on the CPU its diagonals are filled by "
+                         f"{CPU_TILE}x{CPU_TILE} tiles, each in the table's memory order, a "
+                         f"barrier between diagonals of tiles, not of cells")
     if plan.pattern is not None:
-        fall = "may fall" if plan.method == "checked fill" else "fall"
         return "pattern", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
