@@ -278,7 +278,7 @@ def _checked_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
     others a launch per step; ``_ChecksFailed`` when a check failed."""
     p = BY_CODE[plan.pattern or ""]
     layout = "F" if p.storage == "columns" else "C"
-    count = p.steps((rec.shape[0], rec.shape[1]))
+    count = plan.pattern_steps or 0
     checks = Checks(plan.ir, tuple(sorted(p.allowed)), value_bounds(rec, plan.ir, count))
     res = None
     try:

@@ -36,6 +36,7 @@ import copy
 import types
 import weakref
 from collections.abc import Callable, Collection
+from itertools import product
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,7 @@ from depgraph.frontend.source import (
     function_namespace,
 )
 from depgraph.model import Recurrence
-from patterns import REGIONS
+from patterns import region_of
 
 __all__ = ["Read", "Load", "Guard", "CellIR", "read_cell", "cell_ir", "index_offset",
            "LoadFinder", "HOISTED"]
@@ -260,14 +261,13 @@ class CellIR:
         >>> read_cell(f, 2).possible_regions()
         ('Up', 'UpLeft', 'UpRight')
         """
-        def codes(read: Read) -> tuple[int, ...] | None:
+        def regions(read: Read) -> tuple[str, ...] | None:
             if len(read.offsets) != 2 or self.ndim != 2:
                 return None
-            signs = [(-1, 0, 1) if d is None else ((d > 0) - (d < 0),) for d in read.offsets]
-            return tuple(sorted({(si + 1) * 3 + sj + 1 for si in signs[0] for sj in signs[1]}))
+            signs = [(-1, 0, 1) if d is None else (d,) for d in read.offsets]
+            return tuple(sorted({region_of(di, dj) for di, dj in product(*signs)}))
 
-        seen = {c for found in self._offsets(codes, extents=True) for c in found}
-        return tuple(sorted(REGIONS[c] for c in seen))
+        return tuple(sorted({r for found in self._offsets(regions, extents=True) for r in found}))
 
     def loads_of(self, arrays: Collection[str]) -> tuple[Load, ...]:
         """The loads a kernel may make for the cell among those of ``arrays``, in the

@@ -3,9 +3,9 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``tiled`` (cuda, diagonal patterns: on cuda one persistent launch, cells in registers
-or tiles in shared memory, ``auto``'s choice there for light cells; on cpu tiles in the
-table's memory order, ``auto``'s choice there), ``stages``
+diagonal), ``tiled`` (diagonal patterns: on cuda one persistent launch, cells in
+registers or tiles in shared memory, ``auto``'s choice there for light cells; on cpu
+tiles in the table's memory order, ``auto``'s choice there), ``stages``
 (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
 (Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one

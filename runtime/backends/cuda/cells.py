@@ -35,7 +35,8 @@ from runtime.backends.cuda.device import (
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
 from runtime.backends.rewrite import guarded_read_source, rewrite_reads
 
-__all__ = ["rewritten_cell", "coherent_cell", "Checks", "checked_cell", "argument_loads", "band_read_source", "flip",
+__all__ = ["rewritten_cell", "coherent_cell", "Checks", "checked_cell", "argument_loads",
+           "band_read_source", "flip",
            "small", "small_args", "index_form", "loadable", "register_type", "narrow_note",
            "INDEX_TYPES"]
 
@@ -255,8 +256,9 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
     ``coherent``: its reads skip L1, for kernels that read what other blocks of the same
     launch wrote.  Under the simulator, an integer table's reads are widened to int64,
     the stand-in for numba's typing, which computes small integers in 64 bits where
-    NumPy's scalars would wrap, so a value leaving the table's dtype would go unseen.  ``SourceUnavailable`` when its source cannot be rewritten (or, for
-    ``coherent``, the cells are not integers or floats)."""
+    NumPy's scalars would wrap, so a value leaving the table's dtype would go unseen.
+    ``SourceUnavailable`` when its source cannot be rewritten (or, for ``coherent``, the
+    cells are not integers or floats)."""
     cuda = cuda_module()
     names: dict[str, Any] = {"int64": np.int64}
     if coherent:

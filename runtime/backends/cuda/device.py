@@ -254,8 +254,8 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     or ``shape`` (a score fill's window of diagonals); building the launch list, which may
     compile the kernel to size a cooperative grid, is timed with the compilation.  With
     ``checks``, the args the launches get end with a zeroed int64 array of one element,
-    which a checked cell sets when a check fails (:func:`runtime.backends.cuda.cells.checked_cell`),
-    returned as ``DeviceFill.checks``."""
+    which a checked cell sets when a check fails
+    (:func:`runtime.backends.cuda.cells.checked_cell`), returned as ``DeviceFill.checks``."""
     cuda = require()
     _check_fits(rec, rec.shape if shape is None else shape, schedule)
     t0 = time.perf_counter()
