@@ -96,11 +96,16 @@ def compiled(func: Callable[..., Any], **options: Any) -> Any:
     return cached(lambda cache: njit(cache=cache, nogil=True, **options)(func))
 
 
-def cached(make: Callable[[bool], Any]) -> Any:
+def cached(make: Callable[[bool], Any], refresh: bool = True) -> Any:
     """The numba dispatcher ``make(cache)`` returns, made with its disk cache (``cache``
     true) in the cache root's ``numba`` folder, where that folder can be made (else
     ``make(False)``); an entry that cannot be loaded (damaged, truncated, from another
-    numba) is a miss, compiled again, and one that cannot be saved is skipped."""
+    numba) is a miss, compiled again, and one that cannot be saved is skipped.
+
+    Without ``refresh``, an entry is loaded without numba's refresh of the target context
+    first.  That refresh installs every lowering registry of the target (half a second
+    once per process) and a compile does it itself; a CUDA kernel rebuilt from its cubin
+    needs none of them, so its dispatchers pass ``False``."""
     from numba import config  # numba: when the first compiled function is needed
 
     try:
@@ -118,6 +123,8 @@ def cached(make: Callable[[bool], Any]) -> Any:
 
     def load_or_miss(sig: Any, target_context: Any) -> Any:
         try:
+            if not refresh:
+                return cache._load_overload(sig, target_context)
             return load(sig, target_context)
         except Exception:  # damaged, truncated, or written by another numba
             try:

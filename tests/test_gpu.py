@@ -278,3 +278,36 @@ def drift(M, i, j, d):
     bad = load(write_rec(LOOPED.format(low=1, odd=-4, cols=4096, dtype="int64")), size=4095)
     with pytest.raises(OutOfBoundsError, match=r"cell \(2048, \d+\) reads \(2047, \d+\), outside shape \(4096, 4096\)"):
         fill(bad, backend="cuda")
+
+
+_SECOND_PROCESS = """
+import sys
+import depgraph
+from numba.cuda.descriptor import cuda_target
+from runtime.backends.cache import CACHE
+
+refreshed = []
+context = cuda_target.target_context
+refresh = context.refresh
+context.refresh = lambda: refreshed.append(1) or refresh()
+for path, size in [("examples/lcs.py", 4096), ("examples/knapsack.py", 300)]:
+    depgraph.fill(depgraph.load(path, size=size), backend="cuda", copy_back=False)
+kernels = [k for ks in CACHE._store.values() for k in ks.values() if hasattr(k, "stats")]
+print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
+      sum(sum(k.stats.cache_misses.values()) for k in kernels), len(refreshed))
+"""
+
+
+def test_a_second_process_loads_its_kernels_and_compiles_none(tmp_path):
+    # the first process compiles and keeps its kernels; the second loads each from the
+    # cache root, compiles none, and never installs numba's lowering registries
+    import subprocess
+
+    env = {**os.environ, "DEPGRAPH_CACHE": str(tmp_path)}
+    root = os.path.join(os.path.dirname(__file__), "..")
+    runs = [subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True,
+                           text=True, env=env, cwd=root) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
+    hits, misses, refreshed = map(int, runs[1].stdout.split())
+    assert hits >= 2 and misses == 0 and refreshed == 0
+    assert int(runs[0].stdout.split()[1]) >= 2  # the first process did compile

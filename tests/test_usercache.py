@@ -64,3 +64,17 @@ def test_no_cache_where_the_cache_root_cannot_be_made(monkeypatch, tmp_path):
     monkeypatch.setenv("DEPGRAPH_CACHE", str(blocker / "cache"))
     assert usercache.compiled(_twice)(np.int64(5)) == 10
     assert blocker.read_text() == "" and not os.path.exists(blocker / "cache")
+
+
+def test_an_entry_loads_without_refreshing_the_target_when_asked(root, monkeypatch):
+    from numba import njit
+
+    assert usercache.compiled(_twice)(np.int64(3)) == 6  # compiled, kept on disk
+    g = usercache.cached(lambda cache: njit(cache=cache, nogil=True)(_twice), refresh=False)
+
+    def refreshed():
+        raise AssertionError("the target context was refreshed")
+
+    monkeypatch.setattr(g.targetctx, "refresh", refreshed)
+    assert g(np.int64(4)) == 8
+    assert sum(g.stats.cache_hits.values()) == 1 and not g.stats.cache_misses

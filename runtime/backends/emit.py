@@ -165,7 +165,8 @@ def _describe(value: Any) -> str:
 
 
 def compile_kept(source: str, name: str, names: Mapping[str, Any], key: str,
-                 jit: Callable[[Callable[..., Any], bool], Any], keep: bool = True) -> Any:
+                 jit: Callable[[Callable[..., Any], bool], Any], keep: bool = True,
+                 refresh: bool = True) -> Any:
     """The function ``name`` of generated ``source`` seeing ``names``, compiled by
     ``jit(function, cache)``.  Where ``keep`` and every name is described by what it is
     (:func:`stable`), its source is kept as the file ``key`` in the cache root and numba's
@@ -174,7 +175,7 @@ def compile_kept(source: str, name: str, names: Mapping[str, Any], key: str,
     module = module_file(key, source, dict(names)) if keep and stable(names) else None
     if module is None:
         return jit(compile_source(source, name, dict(names)), False)
-    return cached(lambda cache: jit(getattr(module, name), cache))
+    return cached(lambda cache: jit(getattr(module, name), cache), refresh)
 
 
 def stable(key_names: Mapping[str, Any]) -> bool:

@@ -120,7 +120,7 @@ def compile_kernel(rec: Recurrence, source: str, name: str, cell: Any = None,
     def build() -> Any:
         # the simulator compiles nothing, so keeps nothing
         return compile_kept(source, name, names, f"k{key}", lambda func, cache: cuda.jit(
-            cache=cache, **options)(func), keep=not simulated())
+            cache=cache, **options)(func), keep=not simulated(), refresh=False)
 
     return CACHE.get(rec.func, ("cuda", key), build)
 
