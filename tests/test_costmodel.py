@@ -120,23 +120,57 @@ def test_note_names_every_candidate_and_the_pick():
     assert c.note().endswith(": bands") and "launches" in c.note() and "cooperative" in c.note()
 
 
+def _fake_measure(measured):
+    """A ``measure`` that notes each call's card and parts and measures nothing."""
+    def measure(card, code, done, parts=costmodel.PARTS, base=None):
+        measured.append((card, parts, base is None))
+        for step in range(1, costmodel.measure_steps(parts, base) + 1):
+            done(step)
+        cal = base or replace(CAL, device=card, code=code, band_s=None, band_round_s=None,
+                              strip_step_s=None)
+        known = {"bands": {"band_s": CAL.band_s, "band_round_s": CAL.band_round_s},
+                 "strips": {"strip_step_s": CAL.strip_step_s}}
+        return replace(cal, **{k: v for p in parts for k, v in known[p].items()})
+    return measure
+
+
 def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
     measured = []
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
     monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 1"))
-    monkeypatch.setattr(costmodel, "measure", lambda card, code, done: measured.append(card)
-                        or replace(CAL, device=card, code=code))
+    monkeypatch.setattr(costmodel, "measure", _fake_measure(measured))
     monkeypatch.setattr(costmodel, "_MEMO", {})
     first = costmodel.calibration()
     path = costmodel.cache_path("CUDA GPU Test 1")
     assert path.name == "calibration-cuda-gpu-test-1.json" and path.exists()
     monkeypatch.setattr(costmodel, "_MEMO", {})
-    assert costmodel.calibration() == first and measured == ["CUDA GPU Test 1"]
+    assert costmodel.calibration() == first
+    assert measured == [("CUDA GPU Test 1", ("bands", "strips"), True)]
     raw = json.loads(path.read_text())
     path.write_text(json.dumps({**raw, "code": "measured by other code"}))
     monkeypatch.setattr(costmodel, "_MEMO", {})
     costmodel.calibration()
-    assert measured == ["CUDA GPU Test 1"] * 2  # a file from other code is measured again
+    assert len(measured) == 2  # a file from other code is measured again
+
+
+def test_a_part_is_measured_when_a_choice_first_needs_it(tmp_path, monkeypatch):
+    # a diagonal pattern the strips serve needs no bands; a row pattern then adds them
+    measured = []
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 3"))
+    monkeypatch.setattr(costmodel, "measure", _fake_measure(measured))
+    monkeypatch.setattr(costmodel, "_MEMO", {})
+    rec, ir = _read(probe(512, 512))
+    assert choose(rec, ir, "NOSE", ("NOSE",), 1023).kernel == "strips"
+    assert measured == [("CUDA GPU Test 3", ("strips",), True)]
+    kept = json.loads(costmodel.cache_path("CUDA GPU Test 3").read_text())
+    assert kept["band_s"] is None and kept["strip_step_s"] == CAL.strip_step_s
+    monkeypatch.setattr(costmodel, "_MEMO", {})  # a later process: from the file
+    choose(rec, ir, "RUD", ("RUD", "NOSE"), 512)
+    assert measured[1:] == [("CUDA GPU Test 3", ("bands",), False)]  # latencies kept
+    cal = costmodel.calibration()
+    assert cal.band_s == CAL.band_s and cal.strip_step_s == CAL.strip_step_s
+    assert len(measured) == 2
 
 
 def test_simulator_uses_nominal_constants(monkeypatch):
@@ -152,17 +186,13 @@ def test_calibration_shows_its_steps_on_a_terminal(tmp_path, monkeypatch):
         def isatty(self) -> bool:
             return True
 
-    def measure(card, code, done):
-        for step in range(1, costmodel.MEASURE_STEPS + 1):
-            done(step)
-        return replace(CAL, device=card, code=code)
-
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
     monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 2"))
-    monkeypatch.setattr(costmodel, "measure", measure)
+    monkeypatch.setattr(costmodel, "measure", _fake_measure([]))
     monkeypatch.setattr(costmodel, "_MEMO", {})
     monkeypatch.setattr(sys, "stderr", Terminal())
     costmodel.calibration(progress=progress)  # the reporter the CLI gives
     shown = sys.stderr.getvalue()
-    assert "calibrating the GPU cost model, once for CUDA GPU Test 2" in shown
+    assert ("calibrating the GPU cost model (the latencies, bands, strips), once for CUDA GPU "
+            "Test 2") in shown
     assert shown.endswith("steps: 5/5 (100%)\n")

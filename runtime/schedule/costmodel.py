@@ -16,17 +16,18 @@ The candidates for a pattern whose cells are light (the planning sweep's rule,
   neighbours.
 
 Calibration (once per device, cached as JSON under ``$XDG_CACHE_HOME/depgraph``, or
-``$DEPGRAPH_CACHE``): the latency of an empty launch and of a grid barrier (by grid size)
-measured directly; a cooperative step of one round and each further round, and a band
-fill's step likewise, from timing those fills on a built-in knapsack (the *rows probe*:
-``max(M[i-1, j], M[i-1, j - W[i-1]] + V[i-1])``, int64, whose values stay in int32, so
-the bands compute it there, :func:`runtime.backends.cuda.bands.band_fill`), and a step of
-a register strip
-on a built-in nearest-neighbour recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) %
+``$DEPGRAPH_CACHE``; the bands' and the strips' parts only when a choice first has them
+among its candidates, since each compiles a kernel of its own): the latency of an empty
+launch and of a grid barrier (by grid size) measured directly; a cooperative step of one
+round and each further round, and a band fill's step likewise, from timing those fills on
+a built-in knapsack (the *rows probe*: ``max(M[i-1, j], M[i-1, j - W[i-1]] + V[i-1])``,
+int64, whose values stay in int32, so the bands compute it there,
+:func:`runtime.backends.cuda.bands.band_fill`), and a step of a register strip on a
+built-in nearest-neighbour recurrence (the *probe*: ``(M[i-1, j-1] + M[i-1, j]) %
 65521``, int32, which its remainder keeps in int32, so the strips compute it there:
-:func:`runtime.backends.cuda.strips.strip_narrowing`).  Predictions,
-for a table ``n x m`` (in the kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads
-a block, ``U`` cells a thread a round, ``B_band`` bands of ``BAND_THREADS`` (as many as
+:func:`runtime.backends.cuda.strips.strip_narrowing`).  Predictions, for a table ``n x
+m`` (in the kernel's frame), ``S`` steps and ``N`` cells, ``T`` threads a block, ``U``
+cells a thread a round, ``B_band`` bands of ``BAND_THREADS`` (as many as
 are resident)::
 
     launches        S (launch + coop_step + (ceil(N / S / (B_max T)) - 1) round)
@@ -61,7 +62,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ from runtime.backends.cuda.steps import cooperative_fill
 from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
-           "probe", "rows_probe", "strip_steps", "PROBE_DTYPE"]
+           "probe", "rows_probe", "strip_steps", "PROBE_DTYPE", "PARTS", "measure_steps"]
 
 #: Candidate kernels, in the order ties are broken.
 KERNELS = ("strips", "bands", "cooperative", "launches")
@@ -94,6 +95,9 @@ KERNELS = ("strips", "bands", "cooperative", "launches")
 THREADS, UNROLL = 256, 4
 #: Cells of the strips' probe (:func:`probe`), whose block's step the calibration times.
 PROBE_DTYPE = np.dtype(np.int32)
+#: The parts of a calibration measured only when a choice first needs them: a band fill's
+#: steps (rows and columns) and a register strip's step (patterns the strips serve).
+PARTS = ("bands", "strips")
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ class Calibration:
     each further round of its grid-stride loop;
     ``band_s`` one step of a band fill whose bands take one round of cells a thread,
     ``band_round_s`` each further round of a step;
-    ``strip_step_s`` one step of a register strip; ``code``, what was measured
+    ``strip_step_s`` one step of a register strip (these three ``None`` until their
+    part of :data:`PARTS` is measured); ``code``, what was measured
     (:func:`measured_code`).
     """
 
@@ -115,11 +120,22 @@ class Calibration:
     barrier_s: tuple[tuple[int, float], ...]
     coop_s: float
     round_s: float
-    band_s: float
-    band_round_s: float
-    strip_step_s: float
+    band_s: float | None
+    band_round_s: float | None
+    strip_step_s: float | None
     measured: str
     code: str = ""
+
+    def missing(self, parts: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of ``parts`` (of :data:`PARTS`) not measured yet.
+
+        Examples
+        --------
+        >>> SIMULATED.missing(PARTS), replace(SIMULATED, strip_step_s=None).missing(PARTS)
+        ((), ('strips',))
+        """
+        known = {"bands": self.band_s, "strips": self.strip_step_s}
+        return tuple(p for p in PARTS if p in parts and known[p] is None)
 
     def summary(self) -> str:
         """One line for the fill's notes."""
@@ -168,35 +184,40 @@ def measured_code() -> str:
 _MEMO: dict[str, Calibration] = {}
 
 
-def calibration(refresh: bool = False, progress: Progress | None = None) -> Calibration:
-    """The current device's calibration: from memory, else from its cache file, else
-    measured now (about ten seconds, mostly compiling; ``progress`` shows the steps) and
-    written to the cache file."""
+def calibration(refresh: bool = False, progress: Progress | None = None,
+                needs: tuple[str, ...] = PARTS) -> Calibration:
+    """The current device's calibration with the ``needs`` of :data:`PARTS` measured:
+    from memory, else from its cache file, else measured now (a few seconds a part,
+    mostly compiling; ``progress`` shows the steps) and written to the cache file.  A part
+    a kept calibration lacks is measured and added to it; ``refresh`` measures all anew."""
     ok, card = device.status()
     if card.startswith("numba's CUDA simulator"):
         return SIMULATED
-    if card in _MEMO and not refresh:
-        return _MEMO[card]
     path = cache_path(card)
-    cal = None
     code = measured_code()
-    raw = None if refresh else read_json(path)
-    if raw is not None:
-        try:
-            raw["barrier_s"] = tuple(tuple(x) for x in raw["barrier_s"])
-            cal = Calibration(**raw)
-        except (TypeError, KeyError):
-            cal = None  # an old or damaged file: measure again
-        if cal is not None and (cal.code != code or cal.device != card):
-            cal = None
-    if cal is None:
-        done = (progress(f"calibrating the GPU cost model, once for {card} "
-                         f"(cached in {path}); steps", MEASURE_STEPS)
+    cal = None if refresh else _MEMO.get(card) or _kept(path, card, code)
+    parts = PARTS if refresh else needs if cal is None else cal.missing(needs)
+    if cal is None or parts:
+        what = ", ".join(("the latencies",) * (cal is None) + parts)
+        done = (progress(f"calibrating the GPU cost model ({what}), once for {card} "
+                         f"(cached in {path}); steps", measure_steps(parts, cal))
                 if progress else lambda step: None)
-        cal = measure(card, code, done)
+        cal = measure(card, code, done, parts, cal)
         write_json(path, asdict(cal))
     _MEMO[card] = cal
     return cal
+
+
+def _kept(path: Path, card: str, code: str) -> Calibration | None:
+    """The calibration kept in ``path``, if it is whole and was measured on ``card`` by
+    this ``code``."""
+    raw = read_json(path)
+    try:
+        raw["barrier_s"] = tuple(tuple(x) for x in raw["barrier_s"])
+        cal = Calibration(**raw)
+    except (TypeError, KeyError):
+        return None  # none, an old or a damaged file: measure again
+    return cal if cal.code == code and cal.device == card else None
 
 
 def _probe_cell(M: Any, i: int, j: int) -> int:
@@ -259,52 +280,78 @@ def strip_steps(n: int, m: int, block: tuple[int, int]) -> float:
     return steps * math.sqrt(R * C / (pr * pc))
 
 
-#: The steps :func:`measure` reports as it goes.
-MEASURE_STEPS = 5
+def measure_steps(parts: tuple[str, ...], base: Calibration | None = None) -> int:
+    """The steps :func:`measure` reports as it goes.
+
+    Examples
+    --------
+    >>> measure_steps(PARTS), measure_steps(("strips",), SIMULATED)
+    (5, 1)
+    """
+    return (3 if base is None else 0) + len(parts)
 
 
-def measure(device: str, code: str, done: Callable[[int], None] = lambda step: None
-            ) -> Calibration:
-    """Time the latencies and the probes' fills on the current device (its code
-    :func:`measured_code`), calling ``done`` with each of the ``MEASURE_STEPS`` steps
+def measure(device: str, code: str, done: Callable[[int], None] = lambda step: None,
+            parts: tuple[str, ...] = PARTS, base: Calibration | None = None) -> Calibration:
+    """Time the latencies and the cooperative fill (unless ``base`` has them) and the
+    fills of ``parts`` (of :data:`PARTS`) on the current device (its code
+    :func:`measured_code`), calling ``done`` with each of the :func:`measure_steps` steps
     finished."""
+    steps = iter(range(1, measure_steps(parts, base) + 1))
+    cal = base or _measure_latencies(device, code, lambda: done(next(steps)))
+    sms = cal.multiprocessors
+    if "bands" in parts:
+        across = _bands(sms) * BAND_THREADS  # one round a band
+        band, band_further = _rounds(1024, lambda rec: band_fill(
+            rec, cell_ir(rec), BY_CODE["RUD"].index, "NOSE", copy_back=False).compute_s,
+            lambda k: k * across)
+        cal = replace(cal, band_s=band, band_round_s=band_further)
+        done(next(steps))
+    if "strips" in parts:
+        rec = probe(4096, 8192)
+        # one cell order, not the faster of two: the step's unit needs one kernel
+        strips = _best(lambda: strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index,
+                                          copy_back=False, diagonals=False).compute_s)
+        cal = replace(cal, strip_step_s=strips / strip_steps(
+            4096, 8192, _strips_block(rec, cell_ir(rec))))
+        done(next(steps))
+    return cal
+
+
+def _best(run: Callable[[], float]) -> float:
+    """The least of three timed runs, after one that compiles."""
+    run()
+    return min(run() for _ in range(3))
+
+
+def _rounds(steps: int, fill: Callable[[Recurrence], float], width: Callable[[int], int]
+            ) -> tuple[float, float]:
+    """A step of one round and each further round, from ``fill``: ``steps`` steps of
+    ``k`` rounds each (``width(k)`` cells a step) of the rows probe, at one round a step
+    and at four."""
+    one, four = (_best(lambda rec=rows_probe(steps, width(k)): fill(rec)) for k in (1, 4))
+    return one / steps, max(four - one, 0.0) / (3 * steps)
+
+
+def _measure_latencies(device: str, code: str, done: Callable[[], None]) -> Calibration:
+    """The calibration's first three steps: an empty launch, grid barriers, and a
+    cooperative fill's steps; the parts of :data:`PARTS` left ``None``."""
     from runtime.backends.cuda import probes  # numba.cuda: only a calibration needs it
 
     sms = multiprocessors()
     launch = probes.launch_latency()
-    done(1)
+    done()
     barriers = tuple((k * sms, probes.barrier_latency(k * sms)) for k in (1, 2, 4, 8))
-    done(2)
+    done()
     rows = BY_CODE["RUD"].index
 
-    def best(run: Any) -> float:
-        run()  # compile
-        return min(run() for _ in range(3))
-
-    def rounds(steps: int, fill: Callable[[Recurrence], float], width: Callable[[int], int]
-               ) -> tuple[float, float]:
-        """A step of one round and each further round, from ``fill``: ``steps`` steps of
-        ``k`` rounds each (``width(k)`` cells a step), at one round a step and at four."""
-        one, four = (best(lambda rec=rows_probe(steps, width(k)): fill(rec)) for k in (1, 4))
-        return one / steps, max(four - one, 0.0) / (3 * steps)
-
     blocks, bar = barriers[1]
-    coop, further = rounds(64, lambda rec: cooperative_fill(
+    coop, further = _rounds(64, lambda rec: cooperative_fill(
         rec, cell_ir(rec), rows, "C", False, THREADS, blocks, UNROLL).compute_s,
         lambda k: k * blocks * THREADS * UNROLL)
-    done(3)
-    across = _bands(sms) * BAND_THREADS  # one round a band
-    band, band_further = rounds(1024, lambda rec: band_fill(
-        rec, cell_ir(rec), rows, "NOSE", copy_back=False).compute_s, lambda k: k * across)
-    done(4)
-    rec = probe(4096, 8192)
-    strips = best(lambda: strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index,
-                                     copy_back=False).compute_s)
-    done(5)
-    return Calibration(device, sms, launch, barriers, max(coop - bar, 0.0), further, band,
-                       band_further,
-                       strips / strip_steps(4096, 8192, _strips_block(rec, cell_ir(rec))),
-                       time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)
+    done()
+    return Calibration(device, sms, launch, barriers, max(coop - bar, 0.0), further, None,
+                       None, None, time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)
 
 
 def _strips_block(rec: Recurrence, ir: CellIR) -> tuple[int, int]:
@@ -353,9 +400,10 @@ def choose(rec: Recurrence, ir: CellIR, code: str, patterns: tuple[str, ...], st
     """The model's kernel for a light recurrence with pattern ``code`` (``patterns``: every
     pattern its reads fit), the calibration ``cal`` (by default this device's, measured
     once with ``progress``)."""
-    cal = cal or calibration(progress=progress)
     frames = [c for c in patterns if c in DIAGONAL_FLIPS]
     strip_frame = next((f for f in frames if serves_strips(rec, ir, f)), None)
+    needs = ("bands",) * (code not in DIAGONAL_FLIPS) + ("strips",) * (strip_frame is not None)
+    cal = cal or calibration(progress=progress, needs=needs)
     band_frame = frames[0] if frames else None
     shape = (int(rec.shape[0]), int(rec.shape[1]))
     block = _strips_block(rec, ir) if strip_frame is not None else None
