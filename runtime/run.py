@@ -310,7 +310,8 @@ def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
     try:
         if choice.kernel == "strips":
             return strips.strip_fill(rec, plan.ir, BY_CODE[choice.frame or ""].index,
-                                     copy_back=copy_back), choice.note()
+                                     copy_back=copy_back,
+                                     predicted_s=dict(choice.predicted)["strips"]), choice.note()
         if choice.kernel == "bands":
             return (bands.band_fill(rec, plan.ir, p.index, choice.frame, copy_back=copy_back),
                     choice.note())

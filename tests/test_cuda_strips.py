@@ -8,6 +8,7 @@ from sources import NEAR_INT32, guarded_reads, neighbour_reads, same, slow_after
 
 from depgraph import cell_ir, load, recurrence
 from patterns import BY_CODE, DIAGONAL_FLIPS
+from runtime.backends.cache import KernelCache
 from runtime.backends.cuda import cells, strip_layout, strip_source, strips
 from runtime.backends.cuda import score as gpu_score
 from runtime.schedule.plan import make_plan
@@ -259,6 +260,30 @@ def test_strip_order_digest_follows_the_generated_source(write_rec, monkeypatch)
     monkeypatch.setattr(strips, "strip_source", lambda *a: build(*a) + "# changed\n")
     strips.strip_order(rec, cell_ir(rec), index, 8, 4, 4, None, True)
     assert len(seen) == 3 and seen[2] not in seen[:2]
+
+
+def test_strip_orders_are_timed_only_for_a_fill_long_enough_to_repay_it(write_rec, monkeypatch):
+    # a fill predicted short takes rows untimed and keeps nothing; a long one times both
+    # orders and keeps the faster, which a short fill of the same kernel then takes
+    rec = load(write_rec(neighbour_reads("NOSE", (70, 44), far=False)))
+    kept, timed = {}, []
+    monkeypatch.setattr(strips, "_orders_timed", lambda K: True)
+    monkeypatch.setattr(strips, "_cached_orders", lambda: dict(kept))
+    monkeypatch.setattr(strips, "_keep_order", kept.__setitem__)
+    monkeypatch.setattr(strips, "CACHE", KernelCache())
+
+    def fake(probe, ir, index, R, C, K, nw, vectors, order, copy_back):
+        timed.append(order)
+        return type("F", (), {"compute_s": 1.0 if order else 2.0})()
+
+    monkeypatch.setattr(strips, "_strips", fake)
+    index, short = BY_CODE["NOSE"].index, strips.ORDER_TIMED_FROM_S / 2
+    assert strips.strip_order(rec, cell_ir(rec), index, 8, 4, 4, None, True, short) is None
+    assert timed == [] and kept == {}
+    assert strips.strip_order(rec, cell_ir(rec), index, 8, 4, 4, None, True, 2.0) is True
+    assert sorted(set(timed)) == [False, True] and list(kept.values()) == [True]
+    monkeypatch.setattr(strips, "CACHE", KernelCache())  # a later process
+    assert strips.strip_order(rec, cell_ir(rec), index, 8, 4, 4, None, True, short) is True
 
 
 @pytest.mark.parametrize("code", slow_after(1, ["NOSE", "SENO", "SONE", "NESO"]))

@@ -67,6 +67,10 @@ __all__ = ["strip_fill", "strip_order", "strip_narrowing", "strip_kernel", "serv
 _NEAREST = frozenset({(0, -1), (-1, 0), (-1, -1)})
 #: Strips a probe of :func:`strip_order` fills, and the times it fills each.
 ORDER_PROBE_STRIPS, ORDER_PROBE_RUNS = 2, 3
+#: Seconds of a fill (as predicted) from which :func:`strip_order` times the two orders:
+#: they differ by up to a third of the fill, and timing them compiles a second kernel,
+#: seconds of work, so a shorter fill takes rows (docs/benchmarks.md, session 29).
+ORDER_TIMED_FROM_S = 1.0
 
 
 def frame_offsets(ir: CellIR, code: str) -> set[tuple[int, int]]:
@@ -111,7 +115,7 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
                rows_per_lane: int | None = None, copy_back: bool = True,
                cols_per_step: int | None = None, store_warps: int | None = None,
                narrow: bool = True, vectors: bool = True,
-               diagonals: bool | None = None) -> DeviceFill:
+               diagonals: bool | None = None, predicted_s: float | None = None) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -162,7 +166,9 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     anti-diagonal instead of row by row: the same cells, which ptxas schedules
     differently, and neither order wins everywhere.  With ``diagonals`` left ``None``
     (and store warps serving the strip, on a GPU) the fill takes the order
-    :func:`strip_order` times faster on this GPU, chosen once and cached on disk.
+    :func:`strip_order` times faster on this GPU, chosen once and cached on disk, unless
+    the fill is ``predicted_s`` seconds long, under ``ORDER_TIMED_FROM_S``, and no choice
+    was kept: then rows.
 
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`runtime.backends.cuda.strip_layout.store_warps_misfit`);
@@ -176,11 +182,14 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
     if store_warps and (why := store_warps_misfit(R, C, K, rt)):  # one asked for
         raise ValueError(why)
-    chosen = diagonals is None
-    if chosen:
-        diagonals = strip_order(rec, ir, pattern_index, R, C, K, nw, vectors)
+    how = ""
+    if diagonals is None:
+        diagonals = strip_order(rec, ir, pattern_index, R, C, K, nw, vectors, predicted_s)
+        how = "" if not _orders_timed(K) else (
+            " chosen by timing" if diagonals is not None else
+            f" (a fill predicted under {ORDER_TIMED_FROM_S:g} s: the orders not timed)")
     return _strips(rec, ir, pattern_index, R, C, K, nw, vectors, bool(diagonals), copy_back,
-                   " chosen by timing" if chosen and _orders_timed(K) else "")
+                   how)
 
 
 def _strips(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: int,
@@ -211,7 +220,8 @@ def _strips(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: 
 
 
 def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: int,
-                nw: Narrowing | None, vectors: bool) -> bool:
+                nw: Narrowing | None, vectors: bool, predicted_s: float | None = None
+                ) -> bool | None:
     """Whether :func:`strip_fill` computes a lane's block by anti-diagonals (``True``) or
     by rows: the order whose kernel fills a probe faster on this GPU, the first
     ``ORDER_PROBE_STRIPS`` strips of ``rec``'s table (all its columns, so the same two
@@ -222,7 +232,9 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
     generated source, so a later process compiles only the chosen kernel, and a change to
     either kernel's source times the orders again.  A stale entry (say the cell's globals
     changed) can cost speed, never a wrong table.  Rows without store warps (``K`` 0) or
-    under the simulator, where nothing is timed."""
+    under the simulator, where nothing is timed; ``None`` (rows, nothing kept) when no
+    choice was kept and the fill is predicted to take ``predicted_s`` seconds, under
+    ``ORDER_TIMED_FROM_S``."""
     if not _orders_timed(K):
         return False
     n, m = rec.shape
@@ -231,6 +243,9 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
     generated = [_strip_parts(rec, ir, pattern_index, R, C, False, K, strip_batch(R, C, rt), nw,
                               vectors, order)[0] for order in (False, True)]
     key = _order_digest(rec, card, generated, nw)
+    if predicted_s is not None and predicted_s < ORDER_TIMED_FROM_S and (
+            key not in _cached_orders()):
+        return None
 
     def choose() -> bool:
         chosen = _cached_orders().get(key)
