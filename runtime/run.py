@@ -258,7 +258,8 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
         if why:
             res = replace(res, kernel=f"{res.kernel}; {why}")
     elif schedule == "tiled":
-        res = tiles.tiled_fill(rec, ir, BY_CODE[plan.pattern or ""].index, TILE, copy_back)
+        res = tiles.tiled_fill(rec, ir, BY_CODE[plan.pattern or ""].index, TILE, copy_back,
+                               predicted_s=costmodel.strip_seconds(rec, ir))
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         res = steps.stage_fill(rec, cells, ptr, copy_back)

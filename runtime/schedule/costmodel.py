@@ -87,7 +87,8 @@ from runtime.backends.cuda.steps import cooperative_fill
 from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
-           "probe", "rows_probe", "strip_steps", "PROBE_DTYPE", "PARTS", "measure_steps"]
+           "probe", "rows_probe", "strip_steps", "PROBE_DTYPE", "PARTS", "measure_steps",
+           "strip_seconds"]
 
 #: Candidate kernels, in the order ties are broken.
 KERNELS = ("strips", "bands", "cooperative", "launches")
@@ -352,6 +353,27 @@ def _measure_latencies(device: str, code: str, done: Callable[[], None]) -> Cali
     done()
     return Calibration(device, sms, launch, barriers, max(coop - bar, 0.0), further, None,
                        None, None, time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)
+
+
+def strip_seconds(rec: Recurrence, ir: CellIR) -> float:
+    """The register strips' fill of ``rec`` predicted in seconds, measuring nothing: by
+    this device's kept calibration where it has the strips' part, else by the nominal
+    constants (:data:`SIMULATED`'s, an H200's; a slower GPU's fill is longer).
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir
+    >>> rec = probe(4096, 8192)
+    >>> 0.001 < strip_seconds(rec, cell_ir(rec)) < 0.01
+    True
+    """
+    ok, card = device.status()
+    cal = _MEMO.get(card) if ok else None
+    if ok and cal is None and not card.startswith("numba's CUDA simulator"):
+        cal = _kept(cache_path(card), card, measured_code())
+    step = cal.strip_step_s if cal is not None and cal.strip_step_s else SIMULATED.strip_step_s
+    n, m = rec.shape
+    return step * strip_steps(int(n), int(m), _strips_block(rec, ir))
 
 
 def _strips_block(rec: Recurrence, ir: CellIR) -> tuple[int, int]:

@@ -52,17 +52,20 @@ def tile_order(nu: int, nv: int) -> np.ndarray:
 
 
 def tiled_fill(rec: Recurrence, ir: CellIR, pattern_index: int, tile: int = 64,
-               copy_back: bool = True, rows_per_lane: int | None = None) -> DeviceFill:
+               copy_back: bool = True, rows_per_lane: int | None = None,
+               predicted_s: float | None = None) -> DeviceFill:
     """A diagonal pattern filled in one launch by the fastest kernel that fits it:
-    :func:`runtime.backends.cuda.strips.strip_fill` (cells in registers) when the reads are
-    the three nearest neighbours at constant offsets, else :func:`wave_fill` (``tile x
-    tile`` tiles in shared memory), or one launch per diagonal of tiles when the cell
-    function's source cannot be rewritten.  ``DeviceFill.kernel`` says which ran."""
+    :func:`runtime.backends.cuda.strips.strip_fill` (cells in registers; ``predicted_s``,
+    its predicted seconds) when the reads are the three nearest neighbours at constant
+    offsets, else :func:`wave_fill` (``tile x tile`` tiles in shared memory), or one launch
+    per diagonal of tiles when the cell function's source cannot be rewritten.
+    ``DeviceFill.kernel`` says which ran."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the tiled fill is for the diagonal patterns, not {code}")
     if serves_strips(rec, ir, code):
-        return strip_fill(rec, ir, pattern_index, rows_per_lane, copy_back)
+        return strip_fill(rec, ir, pattern_index, rows_per_lane, copy_back,
+                          predicted_s=predicted_s)
     return wave_fill(rec, ir, pattern_index, tile, copy_back)
 
 
