@@ -422,7 +422,8 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
             plan = proven
         else:
             notes.append(f"reads not proven for every shape: {proven}")
-            if schedule in ("auto", "pattern") or (name == "cpu" and schedule == "sequential"):
+            if schedule in ("auto", "pattern") or (
+                    name == "cpu" and schedule in ("sequential", "tiled")):
                 checked = in_fill_plan(rec, ir)
                 if isinstance(checked, Plan):
                     plan = checked

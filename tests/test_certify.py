@@ -110,7 +110,7 @@ def odd(M, i, j):
 """))
     cert = certify(cell_ir(rec), rec.args, rec.shape)
     assert isinstance(cert, Certificate) and cert.regions == ("Right", "Up")
-    r = fill(rec, backend=backend, verify=True)
+    r = fill(rec, backend=backend, schedule="pattern", verify=True)
     assert r.pattern in cert.patterns and "equals the sequential reference" in r.verified
 
 

@@ -21,6 +21,7 @@ from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
 from runtime.backends.cpu import TILE as CPU_TILE
 from runtime.backends.cpu import barrier_threads
 from runtime.backends.cuda import device
+from runtime.schedule import cpu_model
 from runtime.schedule.plan import Plan
 
 __all__ = ["BACKENDS", "SCHEDULES", "TILE", "TILE_MAX_CELL_S", "resolve_backend",
@@ -103,13 +104,40 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
     if backend == "cpu" and plan.sweep is not None and barrier_threads() == 1:
         return "sequential", ("auto: one CPU thread, so the sequential fill, row by row or "
                               "column by column in an order the reads allow")
-    if plan.pattern in DIAGONAL_FLIPS and backend == "cpu":
-        return "tiled", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
-                         f"{plan.pattern} fits; on the CPU its diagonals are filled by "
-                         f"{CPU_TILE}x{CPU_TILE} tiles, each in the table's memory order, a "
-                         f"barrier between diagonals of tiles, not of cells")
+    if backend == "cpu" and plan.pattern is not None and plan.sweep is not None:
+        return _cpu_choice(plan, fall)
     if plan.pattern is not None:
         return "pattern", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
+
+
+def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
+    """``auto``'s CPU fill of a pattern, by the times :mod:`runtime.schedule.cpu_model`
+    predicts on the threads at hand: the faster of the pattern fill and (diagonal
+    patterns) the tiles, where it beats the sequential fill by the model's margin, else
+    the sequential fill; and why, with the predictions."""
+    threads = barrier_threads()
+    costs = cpu_model.calibration(threads)
+    measured = plan.cell_s is not None
+    cell = plan.cell_s if measured else costs.cell_s * (
+        1 if plan.ir.straight else cpu_model.LOOP_CELLS)
+    n, m = plan.recurrence.shape
+    pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads)
+    best = min((k for k in pred if k != "sequential"), key=pred.__getitem__)
+    shown = ", ".join(f"{'tiles' if k == 'tiled' else k} {pred[k] * 1e3:.3g} ms"
+                      for k in sorted(pred, key=pred.__getitem__))
+    source = ("measured by the planning sweep" if measured else "a light cell calibrated"
+              if plan.ir.straight else f"a light cell calibrated x {cpu_model.LOOP_CELLS}, "
+              f"for its loop")
+    basis = (f"{threads} threads, a cell {cell * 1e9:.3g} ns ({source}), a barrier "
+             f"{costs.barrier_s * 1e6:.3g} us")
+    head = f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern {plan.pattern} fits"
+    if pred[best] > cpu_model.MARGIN * pred["sequential"]:
+        return "sequential", (f"{head}; predicted on {basis}: {shown}; no parallel fill "
+                              f"beats the sequential one by enough, so the sequential fill")
+    what = (f"{CPU_TILE}x{CPU_TILE} tiles, each in the table's memory order, a barrier "
+            f"between diagonals of tiles" if best == "tiled" else
+            f"the pattern fill, {plan.pattern_steps} steps, a barrier between steps")
+    return best, f"{head}; predicted on {basis}: {shown}; so {what}"

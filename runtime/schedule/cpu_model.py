@@ -1,0 +1,206 @@
+"""Which CPU fill ``auto`` takes: the sequential fill or a parallel one (the pattern fill
+for rows and columns, the tiles for diagonals), by predicted time, from two costs
+calibrated once per machine and thread count.
+
+A parallel fill pays a barrier per step (per diagonal of tiles for the tiles); the
+sequential fill pays none, and each cell costs about the same in both (the same compiled
+cell).  So for ``p`` threads, a light cell's cost ``c`` and a barrier's ``b``::
+
+    sequential   N c
+    pattern      sum over steps s of (ceil(w_s / p) c + b)      w_s: cells of step s
+    tiles        sum over tile diagonals d of (ceil(t_d / p) N / t c + b)
+                 t_d: tiles of diagonal d, t tiles in all
+
+The pattern fill is the candidate of rows and columns, the tiles that of diagonals: a
+diagonal step in a row-major table touches a cache line a cell, which the tiles, filled
+in the table's memory order, do not (docs/benchmarks.md, session 33), and they pass a
+barrier a diagonal of tiles, not of cells.  A parallel fill is taken only when predicted at most ``MARGIN`` of the sequential
+fill, so the model's errors land on the side of the sequential fill (issue 41: a
+parallel pick never more than 1.2x slower than it).  ``c`` is the planning sweep's
+measure of the cell where the plan has one, else the calibrated light cell's cost, times
+``LOOP_CELLS`` for a cell with a loop (its trip count is not known before the fill).
+
+Calibration (:func:`calibration`, cached as JSON in the cache root per machine and thread
+count): ``c`` from the sequential fill of a 1024 x 1024 light probe (an LCS of random
+letters), ``b`` from the pattern fill of a 1 x 20000 row on the
+threads (a step of one cell: the barrier is the step).
+
+Assumptions: numba's threads run at once (``runtime.backends.cpu.barrier_threads``); a
+machine busy elsewhere makes barriers dearer than calibrated, which the margin covers
+only in part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+import platform
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from depgraph.frontend.ir import cell_ir
+from depgraph.model import recurrence
+from depgraph.usercache import cache_root, read_json, write_json
+from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
+from runtime.backends import cpu
+
+__all__ = ["CpuCosts", "calibration", "predict", "step_widths", "MARGIN", "LOOP_CELLS"]
+
+#: A parallel fill is taken when predicted at most this share of the sequential fill's time.
+MARGIN = 0.8
+#: A cell with a loop counts as this many light cells.
+LOOP_CELLS = 8
+#: The light probe's shape, and the barrier row's length.
+PROBE_SHAPE, BARRIER_STEPS = (1024, 1024), 20000
+
+
+@dataclass(frozen=True)
+class CpuCosts:
+    """A light cell's and a barrier's seconds on ``threads`` threads of ``machine``;
+    ``code``, a digest of the fills measured (:func:`_measured_code`)."""
+
+    machine: str
+    threads: int
+    cell_s: float
+    barrier_s: float
+    measured: str
+    code: str
+
+
+def step_widths(n: int, m: int, code: str) -> np.ndarray:
+    """The cells of each step of pattern ``code`` on an ``n x m`` table.
+
+    Examples
+    --------
+    >>> step_widths(2, 3, "RUD").tolist(), step_widths(2, 3, "NOSE").tolist()
+    ([3, 3], [1, 2, 2, 1])
+    """
+    if code in ("RUD", "RDU"):
+        return np.full(n, m, dtype=np.int64)
+    if code in ("CLR", "CRL"):
+        return np.full(m, n, dtype=np.int64)
+    d = np.arange(n + m - 1, dtype=np.int64)
+    return np.minimum.reduce([d + 1, np.full_like(d, min(n, m)), n + m - 1 - d])
+
+
+def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
+            threads: int, tile: int = cpu.TILE) -> dict[str, float]:
+    """Predicted seconds of the sequential fill and of the parallel one (``pattern`` for
+    rows and columns, ``tiled`` for diagonals), for a table of ``shape`` in pattern
+    ``code``, ``cell_s`` a cell.
+
+    Examples
+    --------
+    >>> costs = CpuCosts("test", 2, 2e-9, 1e-6, "now", "")
+    >>> p = predict(costs, (1, 100000), "CLR", 2e-9, 2)  # a row of one-cell steps
+    >>> p["pattern"] > 100 * p["sequential"]
+    True
+    >>> p = predict(costs, (12001, 12001), "NOSE", 2e-9, 2)
+    >>> sorted(p), p["tiled"] < 0.6 * p["sequential"]
+    (['sequential', 'tiled'], True)
+    """
+    n, m = shape
+    out = {"sequential": n * m * cell_s}
+    if code in DIAGONAL_FLIPS:
+        tiles = step_widths(math.ceil(n / tile), math.ceil(m / tile), "NOSE")
+        per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
+        out["tiled"] = float(np.sum(-(-tiles // threads)) * per_tile * cell_s
+                             + len(tiles) * costs.barrier_s)
+    else:
+        widths = step_widths(n, m, code)
+        out["pattern"] = float(np.sum(-(-widths // threads)) * cell_s
+                               + len(widths) * costs.barrier_s)
+    return out
+
+
+def _machine() -> str:
+    """The CPU's model name (``/proc/cpuinfo``, else the platform's)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+        if found:
+            return found.group(1).strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def _measured_code() -> str:
+    """A digest of this module and the CPU fills it times, so a calibration made before
+    either changed is measured again."""
+    import sys
+
+    text = "".join(inspect.getsource(m) for m in (sys.modules[__name__], cpu))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _light_cell(M: Any, i: int, j: int, X: Any, Y: Any) -> int:
+    if i == 0 or j == 0:
+        return 0
+    if X[i - 1] == Y[j - 1]:
+        return M[i - 1, j - 1] + 1
+    return max(M[i - 1, j], M[i, j - 1])
+
+
+def _row_cell(M: Any, i: int, j: int) -> int:
+    if j == 0:
+        return 1
+    return (M[i, j - 1] * 3 + 1) % 65521
+
+
+_MEMO: dict[tuple[str, int], CpuCosts] = {}
+
+
+def calibration(threads: int) -> CpuCosts:
+    """This machine's costs on ``threads`` threads: from memory, else from the cache
+    file, else measured now (a second or so, most of it compiling two probes' fills the
+    first time) and kept."""
+    machine = _machine()
+    key = (machine, threads)
+    if key in _MEMO:
+        return _MEMO[key]
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", machine).strip("-").lower()
+    path = cache_root() / f"cpu-costs-{slug}-{threads}.json"
+    code = _measured_code()
+    raw = read_json(path)
+    try:
+        costs = CpuCosts(**raw)
+    except TypeError:  # none, or an old or damaged file
+        costs = None
+    if costs is None or costs.code != code or (costs.machine, costs.threads) != key:
+        costs = _measure(machine, threads, code)
+        write_json(path, asdict(costs))
+    _MEMO[key] = costs
+    return costs
+
+
+def _best(run: Any) -> float:
+    """The least of three timed runs, after one that compiles."""
+    run()
+    return min(run() for _ in range(3))
+
+
+def _measure(machine: str, threads: int, code: str) -> CpuCosts:
+    """Time the light probe's sequential fill and the barrier row's pattern fill on
+    ``threads`` threads."""
+    rng = np.random.default_rng(PROBE_SHAPE[0])
+    X, Y = (rng.integers(0, 4, k - 1).astype(np.uint8) for k in PROBE_SHAPE)
+    light = recurrence(shape=PROBE_SHAPE, dtype=np.int32, args=(X, Y),
+                       name="cpu_probe")(_light_cell)
+    row = recurrence(shape=(1, BARRIER_STEPS), dtype=np.int32, name="cpu_row")(_row_cell)
+    light_ir, row_ir = cell_ir(light), cell_ir(row)
+    seq = _best(lambda: cpu.sweep_fill(light, light_ir, cpu.touched_table(light),
+                                       Sweep(0, 1, 1), False)[1].run_s)
+    with cpu.thread_count(threads):
+        steps = _best(lambda: cpu.pattern_fill(row, row_ir, cpu.touched_table(row),
+                                               BY_CODE["CLR"].index)[1].run_s)
+    cell_s = seq / light.cells
+    barrier_s = max(steps - row.cells * cell_s, 0.0) / BARRIER_STEPS
+    return CpuCosts(machine, threads, cell_s, barrier_s,
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)

@@ -1,0 +1,93 @@
+"""The CPU fill model (:mod:`runtime.schedule.cpu_model`) and ``auto``'s choice on the cpu
+backend by its predictions: never a parallel fill that a sequential one beats."""
+
+import json
+
+import numpy as np
+import pytest
+from stencil import make_stencil
+
+from depgraph import fill
+from runtime.backends import cpu
+from runtime.schedule import choose as choice
+from runtime.schedule import cpu_model
+from runtime.schedule.cpu_model import CpuCosts, predict, step_widths
+from runtime.schedule.plan import make_plan
+
+COSTS = CpuCosts("test CPU", 2, 2e-9, 1e-7, "now", "")
+
+
+@pytest.fixture
+def costs(monkeypatch):
+    """Fixed costs, so the choices do not depend on this machine's timing."""
+    monkeypatch.setattr(cpu_model, "calibration", lambda threads: COSTS)
+    monkeypatch.setattr(choice, "barrier_threads", lambda: 2)
+    return COSTS
+
+
+def test_step_widths_sum_to_the_cells():
+    for code in ("RUD", "CRL", "NOSE", "SONE"):
+        for shape in ((1, 9), (9, 1), (7, 11), (12, 5)):
+            assert step_widths(*shape, code).sum() == shape[0] * shape[1]
+
+
+def test_a_row_of_one_cell_steps_is_sequential_and_wide_tables_are_parallel():
+    chain = predict(COSTS, (1, 100000), "CLR", 2e-9, 2)
+    assert chain["pattern"] > 50 * chain["sequential"]  # a barrier a cell
+    rows = predict(COSTS, (1001, 100001), "RUD", 2e-9, 2)
+    assert rows["pattern"] == pytest.approx(1001 * (50001 * 2e-9 + 1e-7))
+    diag = predict(COSTS, (12001, 12001), "NOSE", 2e-9, 2)
+    assert set(diag) == {"sequential", "tiled"}
+    assert diag["tiled"] == pytest.approx(diag["sequential"] / 2, rel=0.02)
+
+
+def test_auto_picks_by_predicted_time_and_says_why(costs):
+    diag = make_stencil(np.array([[-1, 0], [0, -1]]), (300, 200), 1)  # NOSE
+    r = fill(diag, backend="cpu", verify=True)
+    why = " ".join(r.notes)
+    assert r.schedule == "tiled" and r.verified
+    assert "predicted on 2 threads" in why and "tiles" in why and "sequential" in why
+    small = make_stencil(np.array([[-1, 0], [0, -1]]), (40, 40), 1)  # one tile
+    r = fill(small, backend="cpu", verify=True)
+    assert r.schedule == "sequential" and r.verified
+    assert "no parallel fill beats the sequential one" in " ".join(r.notes)
+    rows = make_stencil(np.array([[-1, 0], [-1, 1]]), (30, 4000), 1)  # RUD
+    assert fill(rows, backend="cpu", verify=True).schedule == "pattern"
+    chain = make_stencil(np.array([[0, -1]]), (1, 5000), 1)  # one cell a step
+    assert fill(chain, backend="cpu", verify=True).schedule == "sequential"
+
+
+def test_a_cell_with_a_loop_counts_as_several_light_cells(costs):
+    import matrix_chain
+
+    plan = make_plan(matrix_chain.matrix_chain(200))
+    assert not plan.ir.straight and plan.cell_s is None
+    schedule, why = choice.choose_schedule("auto", plan, "cpu")
+    assert f"x {cpu_model.LOOP_CELLS}, for its loop" in why
+    assert f"a cell {2e-9 * cpu_model.LOOP_CELLS * 1e9:.3g} ns" in why
+
+
+def test_costs_are_measured_once_and_kept(tmp_path, monkeypatch):
+    measured = []
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    monkeypatch.setattr(cpu_model, "_MEMO", {})
+    monkeypatch.setattr(cpu_model, "_measure", lambda machine, threads, code: measured.append(
+        threads) or CpuCosts(machine, threads, 2e-9, 1e-7, "now", code))
+    first = cpu_model.calibration(2)
+    monkeypatch.setattr(cpu_model, "_MEMO", {})
+    assert cpu_model.calibration(2) == first and measured == [2]
+    cpu_model.calibration(1)
+    assert measured == [2, 1]  # per thread count
+    (kept,) = tmp_path.glob("cpu-costs-*-2.json")
+    kept.write_text(json.dumps({**json.loads(kept.read_text()), "code": "other code"}))
+    monkeypatch.setattr(cpu_model, "_MEMO", {})
+    cpu_model.calibration(2)
+    assert measured == [2, 1, 2]  # measured by other code: again
+
+
+def test_the_costs_measured_here_are_positive(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpu_model, "PROBE_SHAPE", (256, 256))
+    monkeypatch.setattr(cpu_model, "BARRIER_STEPS", 2000)
+    threads = cpu.barrier_threads()
+    got = cpu_model._measure("here", threads, "code")
+    assert 0 < got.cell_s < 1e-6 and 0 <= got.barrier_s < 1e-3 and got.threads == threads
