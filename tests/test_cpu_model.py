@@ -14,7 +14,7 @@ from runtime.schedule import cpu_model
 from runtime.schedule.cpu_model import CpuCosts, predict, step_widths
 from runtime.schedule.plan import make_plan
 
-COSTS = CpuCosts("test CPU", 2, 2e-9, 1e-7, "now", "")
+COSTS = CpuCosts("test CPU", 2, 2e-9, 1e-7, 0.0, "now", "")
 
 
 @pytest.fixture
@@ -29,6 +29,13 @@ def test_step_widths_sum_to_the_cells():
     for code in ("RUD", "CRL", "NOSE", "SONE"):
         for shape in ((1, 9), (9, 1), (7, 11), (12, 5)):
             assert step_widths(*shape, code).sum() == shape[0] * shape[1]
+
+
+def test_a_new_tables_first_touch_is_paid_whatever_the_threads():
+    touchy = CpuCosts("test CPU", 2, 2e-9, 1e-7, 1e-10, "now", "")
+    plain, touched = (predict(c, (1001, 100001), "RUD", 2e-9, 2, 8) for c in (COSTS, touchy))
+    extra = 1001 * 100001 * 8 * 1e-10
+    assert all(touched[k] == pytest.approx(plain[k] + extra) for k in plain)
 
 
 def test_a_row_of_one_cell_steps_is_sequential_and_wide_tables_are_parallel():
@@ -72,7 +79,7 @@ def test_costs_are_measured_once_and_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
     monkeypatch.setattr(cpu_model, "_MEMO", {})
     monkeypatch.setattr(cpu_model, "_measure", lambda machine, threads, code: measured.append(
-        threads) or CpuCosts(machine, threads, 2e-9, 1e-7, "now", code))
+        threads) or CpuCosts(machine, threads, 2e-9, 1e-7, 0.0, "now", code))
     first = cpu_model.calibration(2)
     monkeypatch.setattr(cpu_model, "_MEMO", {})
     assert cpu_model.calibration(2) == first and measured == [2]
@@ -87,7 +94,8 @@ def test_costs_are_measured_once_and_kept(tmp_path, monkeypatch):
 
 def test_the_costs_measured_here_are_positive(tmp_path, monkeypatch):
     monkeypatch.setattr(cpu_model, "PROBE_SHAPE", (256, 256))
-    monkeypatch.setattr(cpu_model, "BARRIER_STEPS", 2000)
+    monkeypatch.setattr(cpu_model, "ROWS_SHAPE", (128, 256))
     threads = cpu.barrier_threads()
     got = cpu_model._measure("here", threads, "code")
     assert 0 < got.cell_s < 1e-6 and 0 <= got.barrier_s < 1e-3 and got.threads == threads
+    assert 0 <= got.touch_s < 1e-6

@@ -249,7 +249,7 @@ def test_tiled_is_auto_for_diagonals_only(backend, monkeypatch):
     big = backend == "cpu"
     if big:
         monkeypatch.setattr(cpu_model, "calibration", lambda threads: CpuCosts(
-            "test CPU", threads, 2e-9, 1e-7, "now", ""))
+            "test CPU", threads, 2e-9, 1e-7, 0.0, "now", ""))
         monkeypatch.setattr(choose, "barrier_threads", lambda: 2)
     diag = make_stencil(np.array([[-1, 0], [0, -1]]), (300, 200) if big else (4, 4), 1)
     r = fill(diag, backend=backend, verify=True)  # Up and Left: NOSE only

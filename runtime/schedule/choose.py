@@ -124,7 +124,8 @@ def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
     cell = plan.cell_s if measured else costs.cell_s * (
         1 if plan.ir.straight else cpu_model.LOOP_CELLS)
     n, m = plan.recurrence.shape
-    pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads)
+    pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads,
+                             plan.recurrence.dtype.itemsize)
     best = min((k for k in pred if k != "sequential"), key=pred.__getitem__)
     shown = ", ".join(f"{'tiles' if k == 'tiled' else k} {pred[k] * 1e3:.3g} ms"
                       for k in sorted(pred, key=pred.__getitem__))

@@ -4,26 +4,35 @@ calibrated once per machine and thread count.
 
 A parallel fill pays a barrier per step (per diagonal of tiles for the tiles); the
 sequential fill pays none, and each cell costs about the same in both (the same compiled
-cell).  So for ``p`` threads, a light cell's cost ``c`` and a barrier's ``b``::
+cell).  So for ``p`` threads, a cell's cost ``c`` and a parallel step's ``b``::
 
-    sequential   N c
-    pattern      sum over steps s of (ceil(w_s / p) c + b)      w_s: cells of step s
-    tiles        sum over tile diagonals d of (ceil(t_d / p) N / t c + b)
+    sequential   N c + B f
+    pattern      sum over steps s of (ceil(w_s / p) c + b) + B f      w_s: cells of step s
+    tiles        sum over tile diagonals d of (ceil(t_d / p) N / t c + b) + B f
                  t_d: tiles of diagonal d, t tiles in all
+
+where ``B f`` is the first touch of the new table's ``B`` bytes, ``f`` a byte: the
+kernel's page faults and zeroing, which more threads do not make faster (half of an
+8192^2 float64 binomial's sequential fill on the 2-core machine).
 
 The pattern fill is the candidate of rows and columns, the tiles that of diagonals: a
 diagonal step in a row-major table touches a cache line a cell, which the tiles, filled
 in the table's memory order, do not (docs/benchmarks.md, session 33), and they pass a
-barrier a diagonal of tiles, not of cells.  A parallel fill is taken only when predicted at most ``MARGIN`` of the sequential
-fill, so the model's errors land on the side of the sequential fill (issue 41: a
-parallel pick never more than 1.2x slower than it).  ``c`` is the planning sweep's
-measure of the cell where the plan has one, else the calibrated light cell's cost, times
-``LOOP_CELLS`` for a cell with a loop (its trip count is not known before the fill).
+barrier a diagonal of tiles, not of cells.  A parallel fill is taken only when
+predicted at most ``MARGIN`` of the sequential fill, so the model's errors land on the
+side of the sequential fill (issue 41: a parallel pick never more than 1.2x slower than
+it).  ``c`` is the planning sweep's measure of the cell where the plan has one, else the
+calibrated light cell's cost, times ``LOOP_CELLS`` for a cell with a loop (its trip
+count is not known before the fill).
 
 Calibration (:func:`calibration`, cached as JSON in the cache root per machine and thread
 count): ``c`` from the sequential fill of a 1024 x 1024 light probe (an LCS of random
-letters), ``b`` from the pattern fill of a 1 x 20000 row on the
-threads (a step of one cell: the barrier is the step).
+letters); ``f`` from writing a new 64 MiB array and then writing it again; ``b``, what a
+step of the pattern fill costs beyond its share of the cells, from a light row probe
+(1024 rows of 2048 cells, each reading the row above) filled both ways: ``(T_pattern -
+T_sequential / p) / rows``.  That is more than a bare barrier: it holds the threads'
+waits for each other when their chunks take unequal times, and the rows' split between
+them.
 
 Assumptions: numba's threads run at once (``runtime.backends.cpu.barrier_threads``); a
 machine busy elsewhere makes barriers dearer than calibrated, which the margin covers
@@ -56,19 +65,22 @@ __all__ = ["CpuCosts", "calibration", "predict", "step_widths", "MARGIN", "LOOP_
 MARGIN = 0.8
 #: A cell with a loop counts as this many light cells.
 LOOP_CELLS = 8
-#: The light probe's shape, and the barrier row's length.
-PROBE_SHAPE, BARRIER_STEPS = (1024, 1024), 20000
+#: The light probe's shape, the row probe's, and the bytes of the first-touch probe.
+PROBE_SHAPE, ROWS_SHAPE, TOUCH_BYTES = (1024, 1024), (1024, 2048), 64 << 20
 
 
 @dataclass(frozen=True)
 class CpuCosts:
-    """A light cell's and a barrier's seconds on ``threads`` threads of ``machine``;
+    """A light cell's seconds, what a parallel step costs beyond its cells (a barrier and
+    the threads' waits: ``barrier_s``) on ``threads`` threads of ``machine``, and the
+    first touch of a new table's byte (``touch_s``);
     ``code``, a digest of the fills measured (:func:`_measured_code`)."""
 
     machine: str
     threads: int
     cell_s: float
     barrier_s: float
+    touch_s: float
     measured: str
     code: str
 
@@ -90,14 +102,14 @@ def step_widths(n: int, m: int, code: str) -> np.ndarray:
 
 
 def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
-            threads: int, tile: int = cpu.TILE) -> dict[str, float]:
+            threads: int, itemsize: int = 8, tile: int = cpu.TILE) -> dict[str, float]:
     """Predicted seconds of the sequential fill and of the parallel one (``pattern`` for
     rows and columns, ``tiled`` for diagonals), for a table of ``shape`` in pattern
-    ``code``, ``cell_s`` a cell.
+    ``code``, ``cell_s`` a cell, ``itemsize`` bytes a cell.
 
     Examples
     --------
-    >>> costs = CpuCosts("test", 2, 2e-9, 1e-6, "now", "")
+    >>> costs = CpuCosts("test", 2, 2e-9, 1e-6, 0.0, "now", "")
     >>> p = predict(costs, (1, 100000), "CLR", 2e-9, 2)  # a row of one-cell steps
     >>> p["pattern"] > 100 * p["sequential"]
     True
@@ -106,16 +118,17 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     (['sequential', 'tiled'], True)
     """
     n, m = shape
-    out = {"sequential": n * m * cell_s}
+    touch = n * m * itemsize * costs.touch_s
+    out = {"sequential": n * m * cell_s + touch}
     if code in DIAGONAL_FLIPS:
         tiles = step_widths(math.ceil(n / tile), math.ceil(m / tile), "NOSE")
         per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
         out["tiled"] = float(np.sum(-(-tiles // threads)) * per_tile * cell_s
-                             + len(tiles) * costs.barrier_s)
+                             + len(tiles) * costs.barrier_s + touch)
     else:
         widths = step_widths(n, m, code)
         out["pattern"] = float(np.sum(-(-widths // threads)) * cell_s
-                               + len(widths) * costs.barrier_s)
+                               + len(widths) * costs.barrier_s + touch)
     return out
 
 
@@ -148,10 +161,12 @@ def _light_cell(M: Any, i: int, j: int, X: Any, Y: Any) -> int:
     return max(M[i - 1, j], M[i, j - 1])
 
 
-def _row_cell(M: Any, i: int, j: int) -> int:
-    if j == 0:
-        return 1
-    return (M[i, j - 1] * 3 + 1) % 65521
+def _row_cell(M: Any, i: int, j: int, X: Any, Y: Any) -> int:
+    if i == 0 or j == 0:
+        return 0
+    if X[i - 1] == Y[j - 1]:
+        return M[i - 1, j - 1] + 1
+    return M[i - 1, j]
 
 
 _MEMO: dict[tuple[str, int], CpuCosts] = {}
@@ -187,20 +202,37 @@ def _best(run: Any) -> float:
 
 
 def _measure(machine: str, threads: int, code: str) -> CpuCosts:
-    """Time the light probe's sequential fill and the barrier row's pattern fill on
-    ``threads`` threads."""
-    rng = np.random.default_rng(PROBE_SHAPE[0])
-    X, Y = (rng.integers(0, 4, k - 1).astype(np.uint8) for k in PROBE_SHAPE)
-    light = recurrence(shape=PROBE_SHAPE, dtype=np.int32, args=(X, Y),
-                       name="cpu_probe")(_light_cell)
-    row = recurrence(shape=(1, BARRIER_STEPS), dtype=np.int32, name="cpu_row")(_row_cell)
-    light_ir, row_ir = cell_ir(light), cell_ir(row)
+    """Time the light probe's sequential fill, a new array's first touch, and the row
+    probe's sequential fill and pattern fill on ``threads`` threads."""
+    light, rows = (_probe(cell, shape, name) for cell, shape, name in (
+        (_light_cell, PROBE_SHAPE, "cpu_probe"), (_row_cell, ROWS_SHAPE, "cpu_rows")))
+    light_ir, rows_ir = cell_ir(light), cell_ir(rows)
     seq = _best(lambda: cpu.sweep_fill(light, light_ir, cpu.touched_table(light),
                                        Sweep(0, 1, 1), False)[1].run_s)
+    rows_seq = _best(lambda: cpu.sweep_fill(rows, rows_ir, cpu.touched_table(rows),
+                                            Sweep(0, 1, 1), False)[1].run_s)
     with cpu.thread_count(threads):
-        steps = _best(lambda: cpu.pattern_fill(row, row_ir, cpu.touched_table(row),
-                                               BY_CODE["CLR"].index)[1].run_s)
-    cell_s = seq / light.cells
-    barrier_s = max(steps - row.cells * cell_s, 0.0) / BARRIER_STEPS
-    return CpuCosts(machine, threads, cell_s, barrier_s,
+        rows_par = _best(lambda: cpu.pattern_fill(rows, rows_ir, cpu.touched_table(rows),
+                                                  BY_CODE["RUD"].index)[1].run_s)
+    step_s = max(rows_par - rows_seq / threads, 0.0) / rows.shape[0]
+    return CpuCosts(machine, threads, seq / light.cells, step_s, _best(_touch_cost),
                     time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)
+
+
+def _touch_cost(nbytes: int = TOUCH_BYTES) -> float:
+    """Seconds a byte of a new array's first write costs beyond a second write (its page
+    faults and zeroing); the array is large enough that the allocator maps it anew."""
+    a = np.zeros(nbytes // 8, dtype=np.int64)
+    t0 = time.perf_counter()
+    a.fill(1)
+    t1 = time.perf_counter()
+    a.fill(2)
+    t2 = time.perf_counter()
+    return max((t1 - t0) - (t2 - t1), 0.0) / nbytes
+
+
+def _probe(cell: Any, shape: tuple[int, int], name: str) -> Any:
+    """A probe recurrence of ``cell`` over two seeded random sequences of four letters."""
+    rng = np.random.default_rng(shape[0])
+    X, Y = (rng.integers(0, 4, k).astype(np.uint8) for k in shape)
+    return recurrence(shape=shape, dtype=np.int32, args=(X, Y), name=name)(cell)
