@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from stencil import make_stencil
 
-from depgraph import fill
+from depgraph import fill, recurrence
 from runtime.backends import cpu
 from runtime.schedule import choose as choice
 from runtime.schedule import cpu_model
@@ -72,6 +72,26 @@ def test_a_cell_with_a_loop_counts_as_several_light_cells(costs):
     schedule, why = choice.choose_schedule("auto", plan, "cpu")
     assert f"x {cpu_model.LOOP_CELLS}, for its loop" in why
     assert f"a cell {2e-9 * cpu_model.LOOP_CELLS * 1e9:.3g} ns" in why
+
+
+def test_without_a_pattern_auto_weighs_the_stages_against_the_sequential_fill(costs):
+    # a 1 x 3000 chain through a 3-D table's first axis would be 3000 one-cell stages;
+    # a wide 3-D box has wide stages
+    @recurrence(shape=(3000, 1, 1), dtype=np.int64)
+    def chain(M, i, j, k):
+        return 1 if i == 0 else M[i - 1, j, k] + 1
+
+    @recurrence(shape=(20, 40, 40), dtype=np.float64)
+    def box(M, i, j, k):
+        if i == 0 or j == 0 or k == 0:
+            return 1.0
+        return 0.5 * M[i - 1, j, k] + 0.25 * M[i, j - 1, k] + 0.25 * M[i, j, k - 1]
+
+    r = fill(chain, backend="cpu", verify=True)
+    assert r.schedule == "sequential" and r.verified
+    assert "the stages (3000)" in " ".join(r.notes)
+    r = fill(box, backend="cpu", verify=True)
+    assert r.schedule == "stages" and r.verified
 
 
 def test_costs_are_measured_once_and_kept(tmp_path, monkeypatch):

@@ -119,8 +119,11 @@ def test_three_dimensional_stage_fill():
     reference = analyze(box).table
     for backend in ("python", "cpu", "cuda"):
         r = fill(box, backend=backend)
-        assert r.schedule == "stages" and r.pattern is None
+        # on the cpu, 60 cells: the model finds the stages not worth their steps
+        assert r.schedule == ("sequential" if backend == "cpu" else "stages")
+        assert r.pattern is None
         same(r.table, reference)
+    assert fill(box, backend="cpu", schedule="stages").schedule == "stages"
     assert fill(box, backend="cpu", schedule="sequential").schedule == "sequential"
     with pytest.raises(NoPatternError, match="3-D"):
         fill(box, backend="cpu", schedule="pattern")
@@ -140,7 +143,9 @@ def zig(M, i, j):
     return M[i - 1, j] + (M[i, j + 1] if j < 4 else 0)
 """))
     r = fill(rec, backend=backend, verify=True)
-    assert r.schedule == "stages" and "no pattern fits" in " ".join(r.notes)
+    # on the cpu, 25 cells: the model finds the stages not worth their steps
+    assert r.schedule == ("sequential" if backend == "cpu" else "stages") and r.verified
+    assert "no pattern fits" in " ".join(r.notes)
     with pytest.raises(NoPatternError, match=r"reads fall in Left, Right, Up.*RUD by Left, Right"):
         fill(rec, backend=backend, schedule="pattern")
 

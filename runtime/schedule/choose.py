@@ -16,6 +16,8 @@ Assumption: the plan (:class:`runtime.schedule.plan.Plan`) was made at the size 
 
 from __future__ import annotations
 
+import numpy as np
+
 from depgraph.errors import NoPatternError, UsageError, setting
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
 from runtime.backends.cpu import TILE as CPU_TILE
@@ -110,7 +112,48 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
         return "pattern", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
+    if backend == "cpu" and plan.analysis is not None:
+        return _cpu_stages_choice(plan, why)
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
+
+
+def _cell_cost(plan: Plan, threads: int) -> tuple[cpu_model.CpuCosts, float, str]:
+    """This machine's CPU costs on ``threads`` threads, the seconds of ``plan``'s cell
+    (its planning sweep's measure, else the light cell's, times ``LOOP_CELLS`` for a cell
+    with a loop), and the words saying which."""
+    costs = cpu_model.calibration(threads)
+    measured = plan.cell_s is not None
+    cell = plan.cell_s if measured else costs.cell_s * (
+        1 if plan.ir.straight else cpu_model.LOOP_CELLS)
+    source = ("measured by the planning sweep" if measured else "a light cell calibrated"
+              if plan.ir.straight else f"a light cell calibrated x {cpu_model.LOOP_CELLS}, "
+              f"for its loop")
+    basis = (f"{threads} threads, a cell {cell * 1e9:.3g} ns ({source}), a parallel step "
+             f"{costs.barrier_s * 1e6:.3g} us")
+    return costs, cell, basis
+
+
+def _cpu_stages_choice(plan: Plan, why: str) -> tuple[str, str]:
+    """``auto``'s CPU fill without a pattern: the stages (Algorithm 2) where
+    :mod:`runtime.schedule.cpu_model` predicts them at most its margin of the sequential
+    fill on the threads at hand, else the sequential fill; and why."""
+    assert plan.analysis is not None
+    threads = barrier_threads()
+    head = f"auto: {why}"
+    if threads == 1:
+        return "sequential", f"{head}; one CPU thread, so the sequential fill"
+    costs, cell, basis = _cell_cost(plan, threads)
+    widths = np.diff(plan.analysis.stages.ptr)
+    touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
+    stages = cpu_model.predict_steps(costs, widths, cell, threads) + touch
+    sequential = plan.recurrence.cells * cell + touch
+    shown = (f"the stages ({len(widths)}) {stages * 1e3:.3g} ms, sequential "
+             f"{sequential * 1e3:.3g} ms")
+    if stages > cpu_model.MARGIN * sequential:
+        return "sequential", (f"{head}; predicted on {basis}: {shown}; the stages do not beat "
+                              f"the sequential fill by enough, so the sequential fill")
+    return "stages", (f"{head}; predicted on {basis}: {shown}; so the minimal stage "
+                      f"sequence (Algorithm 2)")
 
 
 def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
@@ -119,21 +162,13 @@ def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
     patterns) the tiles, where it beats the sequential fill by the model's margin, else
     the sequential fill; and why, with the predictions."""
     threads = barrier_threads()
-    costs = cpu_model.calibration(threads)
-    measured = plan.cell_s is not None
-    cell = plan.cell_s if measured else costs.cell_s * (
-        1 if plan.ir.straight else cpu_model.LOOP_CELLS)
+    costs, cell, basis = _cell_cost(plan, threads)
     n, m = plan.recurrence.shape
     pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads,
                              plan.recurrence.dtype.itemsize)
     best = min((k for k in pred if k != "sequential"), key=pred.__getitem__)
     shown = ", ".join(f"{'tiles' if k == 'tiled' else k} {pred[k] * 1e3:.3g} ms"
                       for k in sorted(pred, key=pred.__getitem__))
-    source = ("measured by the planning sweep" if measured else "a light cell calibrated"
-              if plan.ir.straight else f"a light cell calibrated x {cpu_model.LOOP_CELLS}, "
-              f"for its loop")
-    basis = (f"{threads} threads, a cell {cell * 1e9:.3g} ns ({source}), a barrier "
-             f"{costs.barrier_s * 1e6:.3g} us")
     head = f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern {plan.pattern} fits"
     if pred[best] > cpu_model.MARGIN * pred["sequential"]:
         return "sequential", (f"{head}; predicted on {basis}: {shown}; no parallel fill "

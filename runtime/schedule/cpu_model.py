@@ -59,7 +59,8 @@ from depgraph.usercache import cache_root, read_json, write_json
 from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
-__all__ = ["CpuCosts", "calibration", "predict", "step_widths", "MARGIN", "LOOP_CELLS"]
+__all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths", "MARGIN",
+           "LOOP_CELLS"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
@@ -123,13 +124,26 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     if code in DIAGONAL_FLIPS:
         tiles = step_widths(math.ceil(n / tile), math.ceil(m / tile), "NOSE")
         per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
-        out["tiled"] = float(np.sum(-(-tiles // threads)) * per_tile * cell_s
-                             + len(tiles) * costs.barrier_s + touch)
+        out["tiled"] = predict_steps(costs, tiles, per_tile * cell_s, threads) + touch
     else:
-        widths = step_widths(n, m, code)
-        out["pattern"] = float(np.sum(-(-widths // threads)) * cell_s
-                               + len(widths) * costs.barrier_s + touch)
+        out["pattern"] = predict_steps(costs, step_widths(n, m, code), cell_s, threads) + touch
     return out
+
+
+def predict_steps(costs: CpuCosts, widths: np.ndarray, cell_s: float, threads: int) -> float:
+    """Predicted seconds of parallel steps of ``widths`` cells (or tiles) each, ``cell_s``
+    one, on ``threads`` threads, a table's first touch left out (the stages' fill, say,
+    with the stage widths).
+
+    Examples
+    --------
+    >>> costs = CpuCosts("test", 2, 2e-9, 1e-6, 0.0, "now", "")
+    >>> # rounds of 1 + 2 + 1 cells a thread, and 3 steps
+    >>> round(predict_steps(costs, np.array([1, 4, 1]), 1e-6, 2) * 1e6, 3)
+    7.0
+    """
+    return float(np.sum(-(-np.asarray(widths) // threads)) * cell_s
+                 + len(widths) * costs.barrier_s)
 
 
 def _machine() -> str:
