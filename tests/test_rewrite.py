@@ -82,3 +82,30 @@ def test_a_guarded_read_passes_exactly_the_reads_in_the_table_and_the_regions():
                 ns["read"](M, ck, x0, x1, a, b)
                 inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
                 assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)
+
+
+
+def test_a_guarded_read_at_known_offsets_passes_exactly_what_the_generic_one_does():
+    # each axis's offset from the cell a constant (-2..2) or unknown: the same verdict as
+    # the generic read for every read those offsets allow, every region set, every cell
+    import itertools
+
+    from patterns import REGIONS, region_of
+    from runtime.backends.rewrite import guarded_read_source
+
+    names = [r for r in REGIONS if r != "Self"]
+    M = np.zeros((3, 4))
+    choices = [None, -2, -1, 0, 1, 2]
+    for k in range(1, len(names) + 1):
+        for allowed in itertools.combinations(names, k):
+            for offsets in itertools.product(choices, choices):
+                ns = {"int64": np.int64}
+                exec(guarded_read_source(allowed, "M[a, b]", 0, offsets), ns)
+                for x0, x1 in itertools.product(range(3), range(4)):
+                    rows = range(-1, 4) if offsets[0] is None else [x0 + offsets[0]]
+                    cols = range(-1, 5) if offsets[1] is None else [x1 + offsets[1]]
+                    for a, b in itertools.product(rows, cols):
+                        ck = [0]
+                        ns["read"](M, ck, x0, x1, a, b)
+                        inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
+                        assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)

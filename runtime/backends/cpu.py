@@ -158,15 +158,29 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
         if not checked:
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
+        reads: dict[str, str] = {}  # a guarded read's name: its source
+
+        def guarded(offsets: tuple[int | None, ...]) -> str:
+            """The read guarding itself at these offsets from the cell (2-D)."""
+            tag = "_".join("x" if d is None else f"m{-d}" if d < 0 else f"p{d}"
+                           for d in offsets)
+            name = f"_dg_read_{tag}" if len(offsets) == 2 else "_dg_read"
+            if name not in reads:
+                reads[name] = guarded_read_source(
+                    allowed, "M[a, b]", OOB, offsets if len(offsets) == 2 else (None, None))
+            return name
+
         if allowed is None:
-            ns["_dg_read"], what = _checked_read2(), "checked read, 2-D"
+            ns["_dg_read"], reads["_dg_read"] = _checked_read2(), "checked read, 2-D"
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell")
         else:
-            what = guarded_read_source(allowed, "M[a, b]", OOB)
-            ns["_dg_read"] = jit(compile_source(what, "read", {"int64": np.int64}),
-                                 inline="always")
-        src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+            guarded((None, None))  # the read of a cell that reassigns an index
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
+            for name, what in reads.items():
+                ns[name] = jit(compile_source(what, "read", {"int64": np.int64}),
+                               inline="always")
         return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
-                        digest(src, {"_dg_read": what, "cell": rec.func}))
+                        digest(src, {**reads, "cell": rec.func}))
 
     return CACHE.get(rec.func, ("cpu", "cell", checked, allowed), build)
 

@@ -18,7 +18,7 @@ reads of one cell (:attr:`depgraph.frontend.ir.CellIR.hidden`) is refused
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
@@ -41,9 +41,11 @@ def _reads_table(node: ast.Subscript, table: str) -> bool:
 
 class _Reads(ast.NodeTransformer):
     def __init__(self, table: str, cell: list[str], read: str, index: list[str] = (),
-                 kept: Collection[tuple[int, ...]] = ()):
+                 kept: Collection[tuple[int, ...]] = (),
+                 read_for: Callable[[tuple[int | None, ...]], str] | None = None):
         self.table, self.cell, self.read = table, cell, read
         self.index, self.kept = list(index), list(kept)
+        self.read_for = read_for
         self.count = 0
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
@@ -59,7 +61,9 @@ class _Reads(ast.NodeTransformer):
             return ast.copy_location(
                 ast.Call(ast.Name(f"{self.read}_kept", ast.Load()), args + list(index), []), node)
         args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
-        return ast.copy_location(ast.Call(ast.Name(self.read, ast.Load()), args, []), node)
+        read = (self.read_for(offset) if self.read_for and len(index) == len(self.index)
+                else self.read)
+        return ast.copy_location(ast.Call(ast.Name(read, ast.Load()), args, []), node)
 
 
 class _Narrow(ast.NodeTransformer):
@@ -96,7 +100,8 @@ class _Narrow(ast.NodeTransformer):
 
 def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                   hoist: Collection[str] = (), narrow: Collection[Position] = (),
-                  speculate: bool = False, kept: Sequence[tuple[int, ...]] = ()) -> str:
+                  speculate: bool = False, kept: Sequence[tuple[int, ...]] = (),
+                  read_for: Callable[[tuple[int | None, ...]], str] | None = None) -> str:
     """Source of a copy of the cell function read as ``ir``, named ``name``, whose reads
     of ``M`` call ``read``.
 
@@ -124,6 +129,11 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     ``_kept`` added), ``_dg_kept{k}`` a new parameter after ``CHECK``; none does when an
     index is assigned in the function.
 
+    ``read_for`` names the function a read calls instead of ``read``, from the read's
+    offset from the cell along each axis (``None`` where it is not a constant), so the
+    caller may give each offset a read of its own; unused when an index is assigned in
+    the function.
+
     Examples
     --------
     >>> from depgraph.frontend.ir import read_cell
@@ -145,8 +155,8 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     cell = [f"_dg_cell{k}" for k in range(ir.ndim)]
     index = list(ir.index)
     if ir.assigned & set(index):
-        kept = ()  # an offset from a reassigned index is not one from the cell
-    tr = _Reads(ir.table, cell if cell_args else [], read, index, kept)
+        kept, read_for = (), None  # an offset from a reassigned index is not one from the cell
+    tr = _Reads(ir.table, cell if cell_args else [], read, index, kept, read_for)
     to_int32 = _Narrow(narrow)
     body = [tr.visit(to_int32.visit(stmt)) for stmt in fn.body]
     entry = [
@@ -189,15 +199,36 @@ def _axis_test(signs: frozenset[int], a: str, x: str, n: str) -> str:
     }[signs]
 
 
-def guarded_read_source(allowed: Collection[str], load: str, flag: int) -> str:
+def _constant_axis_test(signs: frozenset[int], d: int, a: str, n: str) -> str:
+    """:func:`_axis_test` for a read at the constant offset ``d`` from the cell along the
+    axis: its side is known, so only the table's edge on that side is tested (``False``
+    when the side is not among ``signs``).
+
+    Examples
+    --------
+    >>> up_or_on, after = frozenset({-1, 0}), frozenset({1})
+    >>> _constant_axis_test(up_or_on, -1, "a", "n"), _constant_axis_test(after, -1, "a", "n")
+    ('a >= 0', 'False')
+    """
+    side = (d > 0) - (d < 0)
+    if side not in signs:
+        return "False"
+    return {-1: f"{a} >= 0", 0: "True", 1: f"{a} < {n}"}[side]
+
+
+def guarded_read_source(allowed: Collection[str], load: str, flag: int,
+                        offsets: tuple[int | None, int | None] = (None, None)) -> str:
     """Source of a read ``read(M, ck, x0, x1, a, b)`` of a 2-D table ``M`` by cell ``(x0,
     x1)`` that guards itself, for a fill that checks its own reads: a read outside the
     table, or in a region not among ``allowed`` (names of :data:`patterns.REGIONS`), sets
     ``ck[flag]`` and reads ``M[0, 0]`` instead (the fill is then not used); any other
     read is ``load``.  Nothing is stored on the way that passes.  The regions a pattern
     allows are the sides each axis may take, less the cell itself, so the test is two
-    ranges (and, where both may stay, that the read is not of the cell); other sets test
-    the read's region code against a mask (the caller binds ``int64``).
+    ranges (and, where both may stay, that the read is not of the cell), and an axis
+    along which the read's offset from the cell is a known constant (``offsets``, each
+    ``None`` where it is not; for a cell function that does not reassign its indices) the
+    table's edge on that side alone; other sets test the read's region code against a
+    mask (the caller binds ``int64``).
 
     Examples
     --------
@@ -209,6 +240,9 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int) -> str:
         return M[a, b]
     >>> print(guarded_read_source(("Left", "Up"), "M[a, b]", 0).splitlines()[2])
         if a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1] or ((10 >> code) & 1) == 0:
+    >>> up = guarded_read_source(("Left", "Up", "UpLeft"), "M[a, b]", 0, (-1, None))
+    >>> print(up.splitlines()[1])  # M[i - 1, ...]: the row's side is known
+        if not (a >= 0 and 0 <= b <= x1):
     """
     codes = {REGION_CODE[r] for r in allowed}
     signs = [frozenset(c // 3 - 1 for c in codes), frozenset(c % 3 - 1 for c in codes)]
@@ -216,10 +250,12 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int) -> str:
     e = Emitter()
     with e.block("def read(M, ck, x0, x1, a, b)"):
         if codes == product:
-            tests = [_axis_test(signs[0], "a", "x0", "M.shape[0]"),
-                     _axis_test(signs[1], "b", "x1", "M.shape[1]")]
-            if 0 in signs[0] and 0 in signs[1]:
+            tests = [_axis_test(sign, a, x, n) if d is None else _constant_axis_test(sign, d, a, n)
+                     for sign, d, a, x, n in zip(signs, offsets, "ab", ("x0", "x1"),
+                                                  ("M.shape[0]", "M.shape[1]"))]
+            if 0 in signs[0] and 0 in signs[1] and not any(offsets):  # may be the cell itself
                 tests.append("(a != x0 or b != x1)")
+            tests = [t for t in tests if t != "True"] or ["True"]
             test = f"not ({' and '.join(tests)})"
         else:
             mask = sum(1 << c for c in codes)
