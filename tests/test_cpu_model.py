@@ -21,6 +21,7 @@ COSTS = CpuCosts("test CPU", 2, 2e-9, 1e-7, 0.0, "now", "")
 def costs(monkeypatch):
     """Fixed costs, so the choices do not depend on this machine's timing."""
     monkeypatch.setattr(cpu_model, "calibration", lambda threads: COSTS)
+    monkeypatch.setattr(cpu_model, "busy_cores", lambda: 0)
     monkeypatch.setattr(choice, "barrier_threads", lambda: 2)
     return COSTS
 
@@ -62,6 +63,23 @@ def test_auto_picks_by_predicted_time_and_says_why(costs):
     assert fill(rows, backend="cpu", verify=True).schedule == "pattern"
     chain = make_stencil(np.array([[0, -1]]), (1, 5000), 1)  # one cell a step
     assert fill(chain, backend="cpu", verify=True).schedule == "sequential"
+
+
+def test_a_core_busy_with_other_work_keeps_the_fill_sequential(costs, monkeypatch):
+    # a barrier would wait a time slice a step for a thread without a core
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setattr(choice, "barrier_threads", lambda: cores)
+    monkeypatch.setattr(cpu_model, "busy_cores", lambda: 1)
+    diag = make_stencil(np.array([[-1, 0], [0, -1]]), (300, 200), 1)
+    r = fill(diag, backend="cpu", verify=True)
+    why = " ".join(r.notes)
+    assert r.schedule == "sequential" and r.verified
+    assert f"other work keeps 1 of the {cores} cores busy" in why
+    assert f"ask for {max(cores - 1, 1)} threads" in why
+    monkeypatch.setattr(cpu_model, "busy_cores", lambda: 0)
+    assert fill(diag, backend="cpu").schedule == ("tiled" if cores > 1 else "sequential")
 
 
 def test_a_cell_with_a_loop_counts_as_several_light_cells(costs):

@@ -256,6 +256,7 @@ def test_tiled_is_auto_for_diagonals_only(backend, monkeypatch):
         monkeypatch.setattr(cpu_model, "calibration", lambda threads: CpuCosts(
             "test CPU", threads, 2e-9, 1e-7, 0.0, "now", ""))
         monkeypatch.setattr(choose, "barrier_threads", lambda: 2)
+        monkeypatch.setattr(cpu_model, "busy_cores", lambda: 0)
     diag = make_stencil(np.array([[-1, 0], [0, -1]]), (300, 200) if big else (4, 4), 1)
     r = fill(diag, backend=backend, verify=True)  # Up and Left: NOSE only
     assert r.schedule == "tiled" and r.pattern == "NOSE" and r.verified

@@ -16,6 +16,8 @@ Assumption: the plan (:class:`runtime.schedule.plan.Plan`) was made at the size 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from depgraph.errors import NoPatternError, UsageError, setting
@@ -117,6 +119,19 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
 
 
+def _crowded(threads: int) -> str:
+    """Why ``threads`` threads would not each have a core (other work keeps some of this
+    process's cores busy: :func:`runtime.schedule.cpu_model.busy_cores`), or ``""``."""
+    cores = len(os.sched_getaffinity(0))
+    busy = cpu_model.busy_cores()
+    free = max(cores - busy, 1)
+    if not busy or threads <= free:
+        return ""
+    return (f"other work keeps {busy} of the {cores} cores busy, so {threads} threads "
+            f"would wait at every barrier for one without a core (ask for {free} threads "
+            f"to fill on the free ones)")
+
+
 def _cell_cost(plan: Plan, threads: int) -> tuple[cpu_model.CpuCosts, float, str]:
     """This machine's CPU costs on ``threads`` threads, the seconds of ``plan``'s cell
     (its planning sweep's measure, else the light cell's, times ``LOOP_CELLS`` for a cell
@@ -142,6 +157,8 @@ def _cpu_stages_choice(plan: Plan, why: str) -> tuple[str, str]:
     head = f"auto: {why}"
     if threads == 1:
         return "sequential", f"{head}; one CPU thread, so the sequential fill"
+    if crowded := _crowded(threads):
+        return "sequential", f"{head}; {crowded}; so the sequential fill"
     costs, cell, basis = _cell_cost(plan, threads)
     widths = np.diff(plan.analysis.stages.ptr)
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
@@ -162,6 +179,9 @@ def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
     patterns) the tiles, where it beats the sequential fill by the model's margin, else
     the sequential fill; and why, with the predictions."""
     threads = barrier_threads()
+    head = f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern {plan.pattern} fits"
+    if crowded := _crowded(threads):
+        return "sequential", f"{head}; {crowded}; so the sequential fill"
     costs, cell, basis = _cell_cost(plan, threads)
     n, m = plan.recurrence.shape
     pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads,
@@ -169,7 +189,6 @@ def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
     best = min((k for k in pred if k != "sequential"), key=pred.__getitem__)
     shown = ", ".join(f"{'tiles' if k == 'tiled' else k} {pred[k] * 1e3:.3g} ms"
                       for k in sorted(pred, key=pred.__getitem__))
-    head = f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern {plan.pattern} fits"
     if pred[best] > cpu_model.MARGIN * pred["sequential"]:
         return "sequential", (f"{head}; predicted on {basis}: {shown}; no parallel fill "
                               f"beats the sequential one by enough, so the sequential fill")

@@ -34,9 +34,10 @@ T_sequential / p) / rows``.  That is more than a bare barrier: it holds the thre
 waits for each other when their chunks take unequal times, and the rows' split between
 them.
 
-Assumptions: numba's threads run at once (``runtime.backends.cpu.barrier_threads``); a
-machine busy elsewhere makes barriers dearer than calibrated, which the margin covers
-only in part.
+Assumptions: numba's threads run at once (``runtime.backends.cpu.barrier_threads``),
+each on a core of its own: where other work keeps some of this process's cores busy
+(:func:`busy_cores`), a barrier waits for a thread without a core, a scheduler's time
+slice a step, which no calibration foresees, so ``choose`` then fills sequentially.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
 __all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths", "MARGIN",
-           "LOOP_CELLS"]
+           "LOOP_CELLS", "busy_cores"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
@@ -207,6 +208,38 @@ def calibration(threads: int) -> CpuCosts:
         write_json(path, asdict(costs))
     _MEMO[key] = costs
     return costs
+
+
+def busy_cores(looks: int = 5) -> int:
+    """Cores other work keeps busy now: the kernel's count of running tasks
+    (``/proc/loadavg``) less this process's own running threads (the one reading, and
+    numba's workers still spinning after a parallel region), the least of ``looks`` a
+    millisecond apart (a task that runs for an instant holds no core); 0 where it cannot
+    be read.
+
+    Examples
+    --------
+    >>> busy_cores() >= 0
+    True
+    """
+    seen = []
+    for _ in range(looks):
+        try:
+            running = int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
+            own = sum(_running(task) for task in Path("/proc/self/task").iterdir())
+        except (OSError, ValueError, IndexError):
+            return 0
+        seen.append(running - max(own, 1))
+        time.sleep(0.001)
+    return max(0, min(seen))
+
+
+def _running(task: Path) -> bool:
+    """Whether the thread ``task`` (a ``/proc/self/task`` entry) is running now."""
+    try:
+        return task.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0] == "R"
+    except (OSError, IndexError):
+        return False
 
 
 def _best(run: Any) -> float:
