@@ -5,7 +5,8 @@
   cache entries are pickles, which run code when loaded.
 - :func:`read_json` / :func:`write_json`: small measured facts (the GPU cost model's
   calibration, the strips' cell orders); a missing, damaged or unreadable file reads as
-  none, and a file that cannot be written is skipped.
+  none, and a file that cannot be written is skipped.  :func:`measured_file` names the
+  file of a measurement per device or machine, :func:`code_digest` the code that made it.
 - :func:`compiled` and :func:`cached`: numba dispatchers whose disk cache lives under the
   cache root, not in the installed package's ``__pycache__``, and whose entries that
   cannot be loaded (damaged, from another numba) are a miss, compiled again, not an
@@ -18,16 +19,21 @@ depgraph then measures or compiles again.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 __all__ = ["cache_root", "folder", "read_json", "write_json", "compiled", "cached",
-           "module_file"]
+           "module_file", "measured_file", "code_digest"]
 
 
 def cache_root() -> Path:
@@ -58,6 +64,33 @@ def read_json(path: Path) -> Any:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+
+
+def measured_file(kind: str, name: str) -> Path:
+    """The cache root's JSON file of a measurement of ``kind`` on ``name`` (a device or a
+    machine), ``name`` made a file name.
+
+    Examples
+    --------
+    >>> measured_file("calibration", "NVIDIA H100 80GB HBM3").name
+    'calibration-nvidia-h100-80gb-hbm3.json'
+    """
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()
+    return cache_root() / f"{kind}-{slug}.json"
+
+
+@functools.cache
+def code_digest(modules: tuple[ModuleType, ...]) -> str:
+    """A digest of the source of ``modules`` (what a measurement timed), so a measurement
+    kept before any of them changed is made again; once per process.
+
+    Examples
+    --------
+    >>> code_digest((json,)) == code_digest((json,)) != code_digest((json, os))
+    True
+    """
+    text = "".join(inspect.getsource(m) for m in modules)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _write_whole(path: Path, text: str) -> None:

@@ -134,12 +134,19 @@ def _fake_measure(measured):
     return measure
 
 
-def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
+def _fake_gpu(monkeypatch, tmp_path, card):
+    """A GPU named ``card`` whose calibration measures nothing, an empty cache and
+    memory; the list of what was measured."""
     measured = []
     monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
-    monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 1"))
+    monkeypatch.setattr(device, "status", lambda: (True, card))
     monkeypatch.setattr(costmodel, "measure", _fake_measure(measured))
     monkeypatch.setattr(costmodel, "_MEMO", {})
+    return measured
+
+
+def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
+    measured = _fake_gpu(monkeypatch, tmp_path, "CUDA GPU Test 1")
     first = costmodel.calibration()
     path = costmodel.cache_path("CUDA GPU Test 1")
     assert path.name == "calibration-cuda-gpu-test-1.json" and path.exists()
@@ -155,11 +162,7 @@ def test_calibration_is_measured_once_and_cached(tmp_path, monkeypatch):
 
 def test_a_part_is_measured_when_a_choice_first_needs_it(tmp_path, monkeypatch):
     # a diagonal pattern the strips serve needs no bands; a row pattern then adds them
-    measured = []
-    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
-    monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 3"))
-    monkeypatch.setattr(costmodel, "measure", _fake_measure(measured))
-    monkeypatch.setattr(costmodel, "_MEMO", {})
+    measured = _fake_gpu(monkeypatch, tmp_path, "CUDA GPU Test 3")
     rec, ir = _read(probe(512, 512))
     assert choose(rec, ir, "NOSE", ("NOSE",), 1023).kernel == "strips"
     assert measured == [("CUDA GPU Test 3", ("strips",), True)]
@@ -186,10 +189,7 @@ def test_calibration_shows_its_steps_on_a_terminal(tmp_path, monkeypatch):
         def isatty(self) -> bool:
             return True
 
-    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
-    monkeypatch.setattr(device, "status", lambda: (True, "CUDA GPU Test 2"))
-    monkeypatch.setattr(costmodel, "measure", _fake_measure([]))
-    monkeypatch.setattr(costmodel, "_MEMO", {})
+    _fake_gpu(monkeypatch, tmp_path, "CUDA GPU Test 2")
     monkeypatch.setattr(sys, "stderr", Terminal())
     costmodel.calibration(progress=progress)  # the reporter the CLI gives
     shown = sys.stderr.getvalue()

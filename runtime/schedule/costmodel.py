@@ -55,10 +55,7 @@ constants (H200 measurements) stand in, so the choice logic runs in tests.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -71,7 +68,7 @@ import numpy as np
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.model import Progress, Recurrence, recurrence
 from patterns import BY_CODE, DIAGONAL_FLIPS
-from depgraph.usercache import cache_root, read_json, write_json
+from depgraph.usercache import code_digest, measured_file, read_json, write_json
 from runtime.backends.cuda import (
     bands,
     cells,
@@ -85,6 +82,7 @@ from runtime.backends.cuda.bands import BAND_THREADS, band_fill
 from runtime.backends.cuda.device import multiprocessors
 from runtime.backends.cuda.steps import cooperative_fill
 from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing
+from runtime.schedule.cpu_model import best_of
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
            "probe", "rows_probe", "strip_steps", "PROBE_DTYPE", "PARTS", "measure_steps",
@@ -170,16 +168,14 @@ class Choice:
 
 def cache_path(device: str) -> Path:
     """Where the calibration of ``device`` is kept."""
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", device).strip("-").lower()
-    return cache_root() / f"calibration-{slug}.json"
+    return measured_file("calibration", device)
 
 
 def measured_code() -> str:
     """A digest of the code a calibration measures: this module and the kernel families
     it times, so a calibration made before any of them changed is measured again."""
-    text = "".join(inspect.getsource(m) for m in (sys.modules[__name__], bands, cells, device,
-                                                  steps, strip_layout, strip_source, strips))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return code_digest((sys.modules[__name__], bands, cells, device, steps, strip_layout,
+                        strip_source, strips))
 
 
 _MEMO: dict[str, Calibration] = {}
@@ -311,7 +307,7 @@ def measure(device: str, code: str, done: Callable[[int], None] = lambda step: N
     if "strips" in parts:
         rec = probe(4096, 8192)
         # one cell order, not the faster of two: the step's unit needs one kernel
-        strips = _best(lambda: strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index,
+        strips = best_of(lambda: strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index,
                                           copy_back=False, diagonals=False).compute_s)
         cal = replace(cal, strip_step_s=strips / strip_steps(
             4096, 8192, _strips_block(rec, cell_ir(rec))))
@@ -319,18 +315,12 @@ def measure(device: str, code: str, done: Callable[[int], None] = lambda step: N
     return cal
 
 
-def _best(run: Callable[[], float]) -> float:
-    """The least of three timed runs, after one that compiles."""
-    run()
-    return min(run() for _ in range(3))
-
-
 def _rounds(steps: int, fill: Callable[[Recurrence], float], width: Callable[[int], int]
             ) -> tuple[float, float]:
     """A step of one round and each further round, from ``fill``: ``steps`` steps of
     ``k`` rounds each (``width(k)`` cells a step) of the rows probe, at one round a step
     and at four."""
-    one, four = (_best(lambda rec=rows_probe(steps, width(k)): fill(rec)) for k in (1, 4))
+    one, four = (best_of(lambda rec=rows_probe(steps, width(k)): fill(rec)) for k in (1, 4))
     return one / steps, max(four - one, 0.0) / (3 * steps)
 
 
@@ -371,6 +361,8 @@ def strip_seconds(rec: Recurrence, ir: CellIR) -> float:
     cal = _MEMO.get(card) if ok else None
     if ok and cal is None and not card.startswith("numba's CUDA simulator"):
         cal = _kept(cache_path(card), card, measured_code())
+        if cal is not None:  # calibration() measures the parts it lacks, if asked
+            _MEMO[card] = cal
     step = cal.strip_step_s if cal is not None and cal.strip_step_s else SIMULATED.strip_step_s
     n, m = rec.shape
     return step * strip_steps(int(n), int(m), _strips_block(rec, ir))

@@ -12,12 +12,12 @@ cell).  So for ``p`` threads, a cell's cost ``c`` and a parallel step's ``b``::
                  t_d: tiles of diagonal d, t tiles in all
 
 where ``B f`` is the first touch of the new table's ``B`` bytes, ``f`` a byte: the
-kernel's page faults and zeroing, which more threads do not make faster (half of an
-8192^2 float64 binomial's sequential fill on the 2-core machine).
+kernel's page faults and zeroing, which more threads do not make faster (a large part of
+a light cell's fill: docs/benchmarks.md).
 
 The pattern fill is the candidate of rows and columns, the tiles that of diagonals: a
 diagonal step in a row-major table touches a cache line a cell, which the tiles, filled
-in the table's memory order, do not (docs/benchmarks.md, session 33), and they pass a
+in the table's memory order, do not (docs/benchmarks.md), and they pass a
 barrier a diagonal of tiles, not of cells.  A parallel fill is taken only when
 predicted at most ``MARGIN`` of the sequential fill, so the model's errors land on the
 side of the sequential fill (issue 41: a parallel pick never more than 1.2x slower than
@@ -42,12 +42,13 @@ slice a step, which no calibration foresees, so ``choose`` then fills sequential
 
 from __future__ import annotations
 
-import hashlib
-import inspect
+import functools
 import math
 import platform
 import re
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -56,12 +57,12 @@ import numpy as np
 
 from depgraph.frontend.ir import cell_ir
 from depgraph.model import recurrence
-from depgraph.usercache import cache_root, read_json, write_json
+from depgraph.usercache import code_digest, measured_file, read_json, write_json
 from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
 __all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths", "MARGIN",
-           "LOOP_CELLS", "busy_cores"]
+           "LOOP_CELLS", "busy_cores", "best_of"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
@@ -147,6 +148,7 @@ def predict_steps(costs: CpuCosts, widths: np.ndarray, cell_s: float, threads: i
                  + len(widths) * costs.barrier_s)
 
 
+@functools.cache
 def _machine() -> str:
     """The CPU's model name (``/proc/cpuinfo``, else the platform's)."""
     try:
@@ -162,10 +164,7 @@ def _machine() -> str:
 def _measured_code() -> str:
     """A digest of this module and the CPU fills it times, so a calibration made before
     either changed is measured again."""
-    import sys
-
-    text = "".join(inspect.getsource(m) for m in (sys.modules[__name__], cpu))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return code_digest((sys.modules[__name__], cpu))
 
 
 def _light_cell(M: Any, i: int, j: int, X: Any, Y: Any) -> int:
@@ -195,8 +194,7 @@ def calibration(threads: int) -> CpuCosts:
     key = (machine, threads)
     if key in _MEMO:
         return _MEMO[key]
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", machine).strip("-").lower()
-    path = cache_root() / f"cpu-costs-{slug}-{threads}.json"
+    path = measured_file("cpu-costs", f"{machine} {threads}")
     code = _measured_code()
     raw = read_json(path)
     try:
@@ -242,8 +240,16 @@ def _running(task: Path) -> bool:
         return False
 
 
-def _best(run: Any) -> float:
-    """The least of three timed runs, after one that compiles."""
+def best_of(run: Callable[[], float]) -> float:
+    """The least of three timed runs (``run`` returns its seconds), after one that
+    compiles: the calibrations' measure of a fill.
+
+    Examples
+    --------
+    >>> times = iter([9.0, 3.0, 2.0, 4.0])
+    >>> best_of(lambda: next(times))
+    2.0
+    """
     run()
     return min(run() for _ in range(3))
 
@@ -254,15 +260,15 @@ def _measure(machine: str, threads: int, code: str) -> CpuCosts:
     light, rows = (_probe(cell, shape, name) for cell, shape, name in (
         (_light_cell, PROBE_SHAPE, "cpu_probe"), (_row_cell, ROWS_SHAPE, "cpu_rows")))
     light_ir, rows_ir = cell_ir(light), cell_ir(rows)
-    seq = _best(lambda: cpu.sweep_fill(light, light_ir, cpu.touched_table(light),
+    seq = best_of(lambda: cpu.sweep_fill(light, light_ir, cpu.touched_table(light),
                                        Sweep(0, 1, 1), False)[1].run_s)
-    rows_seq = _best(lambda: cpu.sweep_fill(rows, rows_ir, cpu.touched_table(rows),
+    rows_seq = best_of(lambda: cpu.sweep_fill(rows, rows_ir, cpu.touched_table(rows),
                                             Sweep(0, 1, 1), False)[1].run_s)
     with cpu.thread_count(threads):
-        rows_par = _best(lambda: cpu.pattern_fill(rows, rows_ir, cpu.touched_table(rows),
+        rows_par = best_of(lambda: cpu.pattern_fill(rows, rows_ir, cpu.touched_table(rows),
                                                   BY_CODE["RUD"].index)[1].run_s)
     step_s = max(rows_par - rows_seq / threads, 0.0) / rows.shape[0]
-    return CpuCosts(machine, threads, seq / light.cells, step_s, _best(_touch_cost),
+    return CpuCosts(machine, threads, seq / light.cells, step_s, best_of(_touch_cost),
                     time.strftime("%Y-%m-%d %H:%M", time.localtime()), code)
 
 

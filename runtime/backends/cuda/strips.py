@@ -69,7 +69,7 @@ _NEAREST = frozenset({(0, -1), (-1, 0), (-1, -1)})
 ORDER_PROBE_STRIPS, ORDER_PROBE_RUNS = 2, 3
 #: Seconds of a fill (as predicted) from which :func:`strip_order` times the two orders:
 #: they differ by up to a third of the fill, and timing them compiles a second kernel,
-#: seconds of work, so a shorter fill takes rows (docs/benchmarks.md, session 29).
+#: seconds of work, so a shorter fill takes rows (docs/benchmarks.md).
 ORDER_TIMED_FROM_S = 1.0
 
 
@@ -243,12 +243,12 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
     generated = [_strip_parts(rec, ir, pattern_index, R, C, False, K, strip_batch(R, C, rt), nw,
                               vectors, order)[0] for order in (False, True)]
     key = _order_digest(rec, card, generated, nw)
-    if predicted_s is not None and predicted_s < ORDER_TIMED_FROM_S and (
-            key not in _cached_orders()):
+    kept = _cached_orders().get(key)
+    if kept is None and predicted_s is not None and predicted_s < ORDER_TIMED_FROM_S:
         return None
 
     def choose() -> bool:
-        chosen = _cached_orders().get(key)
+        chosen = kept
         if chosen is None:
             probe = replace(rec, shape=(min(n, 32 * R * ORDER_PROBE_STRIPS), m))
             times = {order: min([_strips(probe, ir, pattern_index, R, C, K, nw, vectors, order,
