@@ -28,6 +28,7 @@ import numpy as np
 
 import depgraph
 from depgraph import Family, Progress, Recurrence, analyze, certified_analysis, load, pick
+from depgraph.analysis.schedule import Schedule
 from depgraph.errors import DepgraphError, RecurrenceError, TooLargeError, UsageError
 from depgraph.memory import format_bytes
 from depgraph.views.files import atomic_write, check_folder, check_writable
@@ -71,9 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "python"])
     p.add_argument("--schedule", default="auto",
-                   choices=["auto", "pattern", "tiled", "stages", "sequential", "ready"],
-                   help="tiled: diagonal patterns by tiles (cuda, cpu); ready: Algorithm 3, "
-                   "the GPU ready-check fill (cuda only)")
+                   choices=["auto", "pattern", "hyperplane", "tiled", "stages", "sequential",
+                            "ready"],
+                   help="hyperplane: one parallel step per hyperplane pi . x = t, any "
+                   "dimension (a pattern's pi where one fits); tiled: diagonal patterns by "
+                   "tiles (cuda, cpu); ready: Algorithm 3, the GPU ready-check fill (cuda "
+                   "only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
     _threads(p)
@@ -402,7 +406,8 @@ def _preview(line: Any, ends: int = 4) -> str:
 
 def format_run(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph run``."""
-    pattern = f" {d['pattern']}" if d["pattern"] else ""
+    pattern = f" {d['pattern']}" if d["pattern"] else (
+        f" pi = {tuple(d['pi'])}" if d.get("pi") else "")
     lines = _head(d, f"schedule     {d['schedule']}{pattern}: {d['steps']:,} steps")
     if d["backend"] == "cuda":
         back = ("none: the table stays on the device (-o or --verify copies it back)"
@@ -437,6 +442,11 @@ def _source_reads(d: dict[str, Any]) -> str:
     if d["source_opaque"] is None and all(None not in o for o in offsets):
         return (f"reads {', '.join(texts)}, at constant offsets "
                 + ", ".join(str(o) for o in offsets))
+    if d["source_opaque"] is None and all(any(x is not None for x in o) for o in offsets):
+        shown = ", ".join(str(tuple("?" if x is None else x for x in o)).replace("'", "")
+                          for o in offsets)
+        return (f"reads {', '.join(texts)}, at offsets {shown} (?: not a constant along "
+                f"that axis)")
     why = f": {d['source_opaque']}" if d["source_opaque"] else ""
     return f"reads {', '.join(texts)}, not all at constant offsets{why}; the trace decides"
 
@@ -453,8 +463,24 @@ def _format_certified(d: dict[str, Any]) -> str:
         f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
         f"patterns     {', '.join(d['patterns']) or 'none match'}",
         f"selected     {pattern}",
+        f"schedule     {_schedule_line(d)}",
         f"needs trace  {', '.join(d['needs_trace'])}: run at a size whose trace fits",
     ])
+
+
+def _schedule_line(d: dict[str, Any]) -> str:
+    """The ``schedule`` of an ``analyze`` object in words.
+
+    Examples
+    --------
+    >>> _schedule_line({"schedule": {"kind": "hyperplane", "pi": [2, 1], "steps": 31},
+    ...                 "schedule_why": "reads at offsets (-1, 1), (0, -1) in the source",
+    ...                 "pattern": None})
+    'hyperplane pi = (2, 1): 31 steps (reads at offsets (-1, 1), (0, -1) in the source)'
+    """
+    s = d["schedule"]
+    pi = None if s["pi"] is None else tuple(s["pi"])
+    return Schedule(s["kind"], pi, s["steps"], d["schedule_why"] or "", d["pattern"]).summary()
 
 
 def format_analysis(d: dict[str, Any]) -> str:
@@ -477,8 +503,7 @@ def format_analysis(d: dict[str, Any]) -> str:
         f"certificate  {d['certificate']['summary'] if d['certificate'] else 'none: ' + str(d['certificate_why'])}",
     ]
     if d["regions"] is None:
-        lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables; "
-                     "the stage schedule applies)")
+        lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables)")
     else:
         counts = d["region_counts"] or {}
         regs = ", ".join(f"{r} ({counts[r]:,})" for r in d["regions"]) or "none (no reads)"
@@ -488,7 +513,8 @@ def format_analysis(d: dict[str, Any]) -> str:
             lines.append(f"selected     {d['pattern']}: {d['pattern_stages']:,} steps "
                          f"(minimal stages {d['stages']:,})")
         else:
-            lines.append("selected     none: no pattern fits; fill by stages")
+            lines.append("selected     none: no pattern fits")
+    lines.append(f"schedule     {_schedule_line(d)}")
     rate = d["trace_cells_per_s"]
     lines += [
         f"time         trace {t['trace_s']:.3f} s ({rate:,.0f} cells/s), graph {t['graph_s']:.3f} s, "

@@ -278,3 +278,50 @@ def test_threads_option(write_rec, capsys, tmp_path):
     assert main(["report", write_rec(LCS), "--backend", "cpu", "--repeat", "1", "--threads", "1",
                  "-o", str(tmp_path / "rep")]) == 0
     assert json.loads((tmp_path / "rep" / "report.json").read_text())["settings"]["threads"] == 1
+
+
+SKEW = """
+@recurrence(shape=(6, 8), dtype=np.int64)
+def skew(M, i, j):
+    if i == 0 or j == 0 or j == 7:
+        return 1
+    return M[i - 1, j + 1] + M[i, j - 1]
+"""
+CUBE_OOB = """
+idx = np.arange(4)
+idx[2] = 9
+@recurrence(shape=(3, 4, 4), dtype=np.int64, args=(idx,))
+def cube(M, k, i, j, idx):
+    return i if k == 0 else M[k - 1, i, idx[j]] + M[k - 1, i, j]
+"""
+
+
+def test_analyze_reports_the_schedule(write_rec, capsys):
+    assert main(["analyze", write_rec(SKEW), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["pattern"] is None
+    assert d["schedule"] == {"kind": "hyperplane", "pi": [2, 1], "steps": 18}
+    assert main(["analyze", write_rec(SKEW)]) == 0
+    assert "schedule     hyperplane pi = (2, 1): 18 steps" in capsys.readouterr().out
+    assert main(["analyze", write_rec(LCS), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["schedule"] == {"kind": "pattern", "pi": [1, 1], "steps": 14}
+
+
+def test_run_by_a_hyperplane(write_rec, capsys):
+    assert main(["run", write_rec(SKEW), "--backend", "cpu", "--schedule", "hyperplane",
+                 "--verify", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["schedule"], d["pi"], d["steps"]) == ("hyperplane", [2, 1], 18)
+    assert d["verified"] == "equals the sequential reference exactly"
+    assert main(["run", write_rec(SKEW), "--backend", "python"]) == 0
+    assert "schedule     hyperplane pi = (2, 1): 18 steps" in capsys.readouterr().out
+
+
+def test_a_k_dimensional_bad_read_exits_1_and_writes_nothing(write_rec, tmp_path, capsys):
+    out = tmp_path / "t.npy"
+    for backend in ("cpu", "cuda"):
+        assert main(["run", write_rec(CUBE_OOB), "--backend", backend, "-o", str(out)]) == 1
+        err = capsys.readouterr().err
+        assert "cell (1, 0, 2) reads (0, 0, 9), outside shape (3, 4, 4)" in err
+        assert "Traceback" not in err and not out.exists()

@@ -173,3 +173,19 @@ def test_possible_regions_follow_each_axis_constant_offset():
 
     assert read_cell(f, 2).possible_regions() == ("Down", "DownLeft", "DownRight")
     assert read_cell(g, 2).possible_regions() == ("Left", "Right", "Self")
+
+
+def test_read_offsets_are_constant_or_unknown_along_each_axis():
+    def fw(M, k, i, j, W):
+        return W[i, j] if k == 0 else min(M[k - 1, i, j], M[k - 1, i, k - 1] + M[k - 1, k - 1, j])
+
+    def sack(M, i, j, w):
+        return 0 if i == 0 else max(M[i - 1, j], M[i - 1, j - w[i]])
+
+    def whole_row(M, i, j):
+        return M[i - 1]
+
+    assert read_cell(fw, 3).read_offsets() == ((-1, 0, 0), (-1, 0, None), (-1, None, 0))
+    assert read_cell(sack, 2).read_offsets() == ((-1, 0), (-1, None))
+    with pytest.raises(SourceUnavailable, match="M\\[i - 1\\]"):
+        read_cell(whole_row, 2).read_offsets()

@@ -19,6 +19,7 @@ import numpy as np
 from depgraph.analysis.certify import Certificate, certificate
 from depgraph.analysis.classify import Classification, classify
 from depgraph.analysis.graph import DependencyGraph, from_trace
+from depgraph.analysis.schedule import Schedule, schedule_of
 from depgraph.analysis.stages import Stages, stages
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.trace import Trace, trace
@@ -46,6 +47,9 @@ class Analysis:
         The target cell when only its solution-generated graph was traced.
     ir : CellIR or None
         The cell function as its source reads (:func:`depgraph.frontend.ir.cell_ir`).
+    schedule : Schedule or None
+        The pattern, hyperplane or stages the reads allow
+        (:func:`depgraph.analysis.schedule.schedule_of`).
     """
 
     recurrence: Recurrence
@@ -56,6 +60,7 @@ class Analysis:
     timings: dict[str, float]
     target: tuple[int, ...] | None = None
     ir: CellIR | None = None
+    schedule: Schedule | None = None
 
     @property
     def table(self) -> np.ndarray:
@@ -120,6 +125,7 @@ class Analysis:
             "source_reads": None if self.ir is None or self.ir.source is None else [
                 {"read": r.text, "offset": list(r.offsets)} for r in self.ir.reads],
             "source_opaque": None if self.ir is None else self.ir.opaque,
+            **_schedule_fields(self.schedule),
             **self._certificate(),
         }
 
@@ -133,6 +139,13 @@ class Analysis:
             return {"certificate": {**found.to_json(), "holds_for_this_data": broken is None},
                     "certificate_why": broken}
         return {"certificate": None, "certificate_why": found}
+
+
+def _schedule_fields(schedule: Schedule | None) -> dict[str, Any]:
+    """``schedule`` (SPEC section 6) and ``schedule_why``, what it rests on."""
+    if schedule is None:
+        return {"schedule": None, "schedule_why": None}
+    return {"schedule": schedule.to_json(), "schedule_why": schedule.basis}
 
 
 def analyze(
@@ -178,10 +191,13 @@ def analyze(
     st = stages(graph)
     t3 = time.perf_counter()
     cls = classify(graph)
+    ir = cell_ir(rec)
+    sched = schedule_of(rec.shape, cls.pattern, ir, graph if target is None else None,
+                        st.count)
     t4 = time.perf_counter()
     timings = {"trace_s": t1 - t0, "graph_s": t2 - t1, "stages_s": t3 - t2, "classify_s": t4 - t3}
     tgt = None if target is None else tuple(int(t) for t in target)
-    return Analysis(rec, tr, graph, st, cls, timings, tgt, cell_ir(rec))
+    return Analysis(rec, tr, graph, st, cls, timings, tgt, ir, sched)
 
 
 #: Fields of ``analyze --json`` only a trace gives (the graph's own counts).
@@ -222,6 +238,7 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
         "table_bytes": rec.cells * rec.dtype.itemsize, "timings": {},
         "source_reads": [{"read": r.text, "offset": list(r.offsets)} for r in ir.reads],
         "source_opaque": ir.opaque,
+        **_schedule_fields(schedule_of(rec.shape, pattern, ir, None, None)),
         "certificate": {**found.to_json(), "holds_for_this_data": True},
         "certificate_why": None,
         **{k: None for k in NEEDS_TRACE},

@@ -247,6 +247,28 @@ class CellIR:
         :meth:`constant_offsets`; ``SourceUnavailable`` otherwise."""
         return self._offsets(lambda r: r.offsets[axis])
 
+    def read_offsets(self) -> tuple[tuple[int | None, ...], ...]:
+        """The distinct offsets of the reads of ``M`` from the cell, an integer along each
+        axis whose index is ``x + c`` (an integer literal ``c``) and ``None`` along the
+        others (a read's place there depends on the cell or on data), any number of
+        dimensions; under the rules of :meth:`possible_regions` (``SourceUnavailable``
+        for a read the source hides, or one that does not name one cell).
+
+        Examples
+        --------
+        >>> def fw(M, k, i, j):
+        ...     return min(M[k - 1, i, j], M[k - 1, i, k - 1] + M[k - 1, k - 1, j])
+        >>> read_cell(fw, 3).read_offsets()
+        ((-1, 0, 0), (-1, 0, None), (-1, None, 0))
+        """
+        def coded(read: Read) -> tuple[tuple[bool, int], ...] | None:
+            if not read.one_cell or len(read.offsets) != self.ndim:
+                return None
+            return tuple((d is None, d or 0) for d in read.offsets)  # sortable
+
+        return tuple(tuple(None if unknown else d for unknown, d in found)
+                     for found in self._offsets(coded, extents=True))
+
     def possible_regions(self) -> tuple[str, ...]:
         """The regions (:data:`patterns.REGIONS`, ``"Self"`` included) the reads of a 2-D
         table's ``M`` may fall in, from each axis's constant offset: an axis without one
