@@ -176,3 +176,17 @@ def test_the_rewrite_wraps_values_not_indices():
     assert "sub = _dg_i32(sub + _dg_i32(1))" in src  # the augmented assignment
     assert "RD(M, _dg_check, i - 1, j - 1)" in src  # its indices as written
     assert "return _dg_i32(j)" in src
+
+
+def test_extents_of_the_table_and_of_arguments_are_their_sides():
+    def walk(M, i, j, A):
+        best = 0
+        if i > 0 and j + 1 < M.shape[1]:
+            best = max(best, M[i - 1, j + 1])
+        if j > 0 and j < A.shape[1]:
+            best = max(best, M[i, j - 1])
+        return A[i, j] + best
+
+    A = np.full((5, 7), 3, dtype=np.int32)
+    proof = narrowing(read_cell(walk, 2), (5, 7), np.int32, (A,), steps=15)
+    assert proof is not None and proof.values == (3, 45)

@@ -22,8 +22,7 @@ are tried, and the one needed is a :class:`Requirement` checked against the data
 proportional to the argument (:meth:`Certificate.violated`).
 
 The certificate is a fact of the source, the argument kinds and the module constants the
-cell reads, not of the size: it is cached on disk under a digest of those
-(:mod:`depgraph.usercache`), so sympy is imported only to prove a new cell.
+cell reads, not of the size: cached on disk by their digest (sympy: for a new cell only).
 
 Assumptions: 2-D tables; the cell function's ``M``, indices and arguments are not
 reassigned, and its reads are seen in its source (:attr:`CellIR.hidden` is ``None``);
@@ -167,9 +166,9 @@ class Certificate:
             f"({', '.join(_at(x, o) for x, o in zip('ij', r.offsets))}) in "
             f"{'/'.join(r.regions)}" for r in self.reads))
         when = f" when {', '.join(map(str, self.requires))}" if self.requires else ""
-        verb = "holds" if len(self.patterns) == 1 else "hold"
-        return (f"{', '.join(self.patterns) or 'no pattern'} {verb} for every shape{when}: "
-                f"reads {reads or 'nothing'}, always in bounds")
+        held = (f"{', '.join(self.patterns)} hold{'s' * (len(self.patterns) == 1)}"
+                if self.patterns else "no pattern holds")
+        return f"{held} for every shape{when}: reads {reads or 'nothing'}, always in bounds"
 
     def to_json(self) -> dict[str, Any]:
         return {"patterns": list(self.patterns), "regions": list(self.regions),
@@ -596,10 +595,11 @@ def _prove(walk: _Walk, floor: int | None, facts: tuple = ()) -> Certificate | s
         for axis, e in enumerate(read.index):
             own = walk.index[walk.ir.index[axis]]
             span = prover.interval(e, read.premises)
-            if span is None:
-                break  # a path never taken
+            top = "never" if span is None else prover.least(walk.extent[axis] - 1 - e,
+                                                            read.premises)
+            if span is None or top == "never":
+                break  # a path never taken (with the extents' facts, say)
             lo, hi = span
-            top = prover.least(walk.extent[axis] - 1 - e, read.premises)
             if lo is None or lo < 0 or top is None or top < 0:
                 return f"the read {read.text} (line {read.line}) may leave the table"
             offset = prover.interval(e - own, read.premises)

@@ -193,8 +193,9 @@ class _Cell:
     greatest), shared by the interpreters of one proof."""
 
     def __init__(self, fn: ast.FunctionDef, names: dict[str, Any], index: dict[str, _Value],
-                 read: _Value, loads: dict[str, _Value]) -> None:
+                 read: _Value, loads: dict[str, _Value], shape: Sequence[int] = ()) -> None:
         self.fn, self.names, self.index, self.read, self.loads = fn, names, index, read, loads
+        self.shape = tuple(shape)
         self.table = fn.args.args[0].arg
         self.seen: dict[Position, _Value] = {}
         self.returns: list[_Value] = []
@@ -255,6 +256,15 @@ class _Cell:
             if node.id in env:
                 return env[node.id]
             return self.constant(self.names.get(node.id, None), node.id)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name) \
+                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+            name = node.value.value.id  # an extent, M.shape[k] or A.shape[k]
+            owner = self.names.get(name)
+            sides = self.shape if name == self.table else getattr(owner, "shape", None)
+            if isinstance(sides, tuple) and -len(sides) <= node.slice.value < len(sides):
+                side = int(sides[node.slice.value])
+                return _plain("int", side, side)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
             if node.value.id == self.table:
                 return self.read
@@ -367,7 +377,7 @@ def narrowing(ir: CellIR, shape: Sequence[int], dtype: np.dtype, args: Sequence[
 
     def run(read: _Value) -> tuple[_Value, dict[Position, _Value]] | None:
         """What the cell returns when its reads return ``read``, and its integer values."""
-        cell = _Cell(fn, names, index, read, loads)
+        cell = _Cell(fn, names, index, read, loads, shape)
         try:
             return cell.run(), cell.seen
         except (_Unsupported, RecursionError):
