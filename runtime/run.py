@@ -35,9 +35,10 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE, step_line
 from runtime.backends import cpu, python
+from runtime.backends.shear import sheared_recurrence
 from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
 from runtime.backends.diagnose import explain
-from runtime.backends.cuda import bands, steps, strips, tiles
+from runtime.backends.cuda import bands, hyperplanes, steps, strips, tiles
 from runtime.backends.cuda import score as gpu
 from runtime.backends.cuda.cells import Checks
 from runtime.backends.cuda.device import DeviceFill, require
@@ -51,7 +52,7 @@ from runtime.backends.walk import (
 )
 from runtime.schedule import costmodel
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
-from runtime.schedule.plan import Plan, certified_plan, in_fill_plan, make_plan
+from runtime.schedule.plan import Plan, certified_plan, in_fill_plan, make_plan, shear_of
 from runtime.schedule.score_plan import score_plan
 
 __all__ = ["FillResult", "fill", "compare", "score", "verify_score", "compare_score"]
@@ -88,6 +89,9 @@ class FillResult:
         CuPy and PyTorch take it without a copy).
     target, value :
         The last cell the schedule fills (the pattern's, else the stages') and its value.
+    pi : tuple of int or None
+        The linear schedule ``t(x) = pi . x`` followed (pattern, tiled and hyperplane
+        schedules).
     """
 
     table: np.ndarray | None
@@ -105,6 +109,7 @@ class FillResult:
     device_table: Any = None
     target: tuple[int, ...] | None = None
     value: Any = None
+    pi: tuple[int, ...] | None = None
 
     @property
     def cells(self) -> int:
@@ -119,6 +124,7 @@ class FillResult:
             "backend": self.backend,
             "schedule": self.schedule,
             "pattern": self.pattern,
+            "pi": None if self.pi is None else list(self.pi),
             "steps": self.steps,
             "compute_s": self.compute_s,
             "h2d_s": self.h2d_s,
@@ -183,6 +189,9 @@ def _python(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
     order: Iterable[int]
     if schedule == "pattern":
         order, steps = python.pattern_order(plan.pattern or "", rec.shape), plan.pattern_steps or 0
+    elif schedule == "hyperplane":
+        assert plan.linear is not None  # choose_schedule checked it
+        order, steps = plan.linear.order(rec.shape)[0].tolist(), plan.linear.steps(rec.shape)
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         order, steps = cells.tolist(), len(ptr) - 1
@@ -224,6 +233,14 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
         ck, timing = by(rec, ir, M, p.index, checked=checked)
         if checked:
             _checked(ck, p.allowed)
+    elif schedule == "hyperplane" or (schedule == "sequential" and plan.sweep is None
+                                       and plan.linear is not None):
+        assert plan.linear is not None  # choose_schedule checked it
+        parallel = schedule == "hyperplane"
+        steps = plan.linear.steps(rec.shape) if parallel else rec.cells
+        ck, timing = cpu.hyperplane_fill(rec, ir, M, plan.linear, parallel, checked)
+        if checked and (ck[cpu.OOB] or ck[cpu.MISFIT]):
+            raise _ChecksFailed()
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         steps = len(ptr) - 1
@@ -257,6 +274,8 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
                                      copy_back)
         if why:
             res = replace(res, kernel=f"{res.kernel}; {why}")
+    elif schedule == "hyperplane":
+        res = _hyperplane_cuda(rec, plan, copy_back)
     elif schedule == "tiled":
         res = tiles.tiled_fill(rec, ir, BY_CODE[plan.pattern or ""].index, TILE, copy_back,
                                predicted_s=costmodel.strip_seconds(rec, ir))
@@ -268,7 +287,9 @@ def _cuda(rec: Recurrence, schedule: str, plan: Plan, copy_back: bool,
         g = plan.analysis.graph if plan.analysis is not None else None
         assert g is not None and g.cells is None  # the whole table: nodes are flat cells
         res = steps.ready_fill(rec, ir, cells, g.indptr, g.indices, copy_back)
-    count = (plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else res.launches
+    count = ((plan.pattern_steps or 0) if schedule in ("pattern", "tiled") else
+             plan.linear.steps(shape) if schedule == "hyperplane" and plan.linear else
+             res.launches)
     return (res.table if res.table is not None else res.device, count, res.compute_s,
             res.h2d_s, res.d2h_s, res.compile_s, res.kernel)
 
@@ -299,6 +320,38 @@ def _checked_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
     return res
 
 
+def _hyperplane_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
+    """A fill by the plan's hyperplane on the GPU: light cells in one cooperative launch
+    (where the cells can be read past L1), others a launch per step; the cell checks its
+    reads and values for a plan made for a checked fill (``_ChecksFailed`` when a check
+    failed)."""
+    found = plan.linear
+    assert found is not None  # choose_schedule checked it
+    checked = plan.method == "checked fill"
+    checks = (Checks(plan.ir, (), value_bounds(rec, plan.ir, found.steps(rec.shape)), found.pi)
+              if checked else None)
+    res = None
+    try:
+        if light(plan):
+            try:
+                res = hyperplanes.hyperplane_fill(rec, plan.ir, found, copy_back, checks,
+                                                  cooperative=True)
+            except SourceUnavailable:  # cells its loads past L1 cannot read
+                pass
+        if res is None:
+            res = hyperplanes.hyperplane_fill(rec, plan.ir, found, copy_back, checks)
+    except RecurrenceError:  # a launch that failed (the simulator's compile errors too)
+        if not checked:
+            raise
+        raise _ChecksFailed() from None
+    if res.checks is not None and res.checks[0]:
+        if not checked:  # a proven plan's reads failed the cooperative fill's own checks
+            raise RecurrenceError("a read of the hyperplane fill left the table or its order, "
+                                  "which the plan had proven impossible")
+        raise _ChecksFailed()
+    return res
+
+
 def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
                    progress: Progress | None) -> tuple[Any, str]:
     """A light pattern fill on the GPU by the kernel the calibrated cost model picks
@@ -325,11 +378,42 @@ def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
     return None, choice.note()
 
 
+def _sheared(rec: Recurrence, backend: str, plan: Plan, copy_back: bool,
+             progress: Progress | None) -> _Run | None:
+    """A 2-D fill by the plan's hyperplane as a fill of the sheared table, which the
+    pattern kernels take (:mod:`runtime.backends.shear`), then the cells gathered back;
+    ``None`` where the plan's reads are not known in bounds (a checked fill's) or not all
+    at constant offsets, or no shear puts them in NOSE's regions."""
+    sh = shear_of(plan)
+    if sh is None:
+        return None
+    assert plan.hyperplane is not None  # shear_of checked it
+    inner = _fill(sheared_recurrence(rec, plan.ir, sh), backend, "auto", False, False, None,
+                  progress)
+    kept = inner.table if inner.table is not None else inner.device_table
+    if backend == "cuda":
+        table, jit, gather, d2h = hyperplanes.unshear_fill(rec, kept, sh, copy_back)
+    else:
+        table, timing = cpu.unshear_fill(rec, plan.ir, kept, sh)
+        jit, gather, d2h = timing.compile_s, timing.run_s, 0.0
+    how = inner.pattern or inner.schedule
+    note = (f"sheared (rows {sh.rows}) into a {sh.box[0]}x{sh.box[1]} table whose reads "
+            f"NOSE allows, filled by {how} ({inner.compute_s * 1e3:.3g} ms; "
+            + "; ".join(n for n in inner.notes if n.startswith(("auto", "kernel")))
+            + f"), the cells gathered back in {gather * 1e3:.3g} ms")
+    return (table, plan.hyperplane.steps(rec.shape), inner.compute_s + gather, inner.h2d_s,
+            d2h, inner.compile_s + jit, note)
+
+
 def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back: bool,
              progress: Progress | None) -> _Run:
     """Run one fill of ``plan`` on ``backend`` by ``schedule``."""
     if backend == "python":
         return _python(rec, schedule, plan)
+    if schedule == "hyperplane":
+        sheared = _sheared(rec, backend, plan, copy_back, progress)
+        if sheared is not None:
+            return sheared
     if backend == "cpu":
         return _cpu(rec, schedule, plan)
     return _cuda(rec, schedule, plan, copy_back, progress)
@@ -416,19 +500,20 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
     copy_back = copy_back or verify
     ir = plan.ir if plan is not None else cell_ir(rec)
     tried = False  # whether a certificate was asked for already
-    if plan is None and name != "python" and rec.ndim == 2 and schedule not in ("stages", "ready"):
-        proven, tried = certified_plan(rec, ir), True
-        if isinstance(proven, Plan):
-            plan = proven
-        else:
-            notes.append(f"reads not proven for every shape: {proven}")
-            if schedule in ("auto", "pattern") or (
-                    name == "cpu" and schedule in ("sequential", "tiled")):
-                checked = in_fill_plan(rec, ir)
-                if isinstance(checked, Plan):
-                    plan = checked
-                else:
-                    notes.append(f"the fill cannot check its own reads: {checked}")
+    if plan is None and name != "python" and schedule not in ("stages", "ready"):
+        if rec.ndim == 2:
+            proven, tried = certified_plan(rec, ir), True
+            if isinstance(proven, Plan):
+                plan = proven
+            else:
+                notes.append(f"reads not proven for every shape: {proven}")
+        if plan is None and (schedule in ("auto", "pattern", "hyperplane") or (
+                name == "cpu" and schedule in ("sequential", "tiled"))):
+            checked = in_fill_plan(rec, ir)
+            if isinstance(checked, Plan):
+                plan = checked
+            else:
+                notes.append(f"the fill cannot check its own reads: {checked}")
     if name != "python":  # the trace checks its own memory
         _check_host_memory(rec, plan is None or (verify and plan.made_reference is None),
                            name == "cpu" or copy_back)
@@ -466,15 +551,17 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
                                                                 copy_back, progress)
     if kernel:
         notes.append(f"kernel: {kernel}")
-    if name == "cpu" and sched in ("pattern", "tiled", "stages"):
+    if name == "cpu" and sched in ("pattern", "tiled", "stages", "hyperplane"):
         notes.append(f"filled on {cpu.barrier_threads()} CPU thread(s)")
     host = table if isinstance(table, np.ndarray) else None
     verified = compare(host, plan.reference) if verify and host is not None else None
     target = _last_cell(plan)
     value = (host if host is not None else table)[target] if table is not None else None
+    linear = plan.linear if sched in ("pattern", "tiled", "hyperplane") else None
     return FillResult(host, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
                       steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified,
-                      None if host is not None else table, target, value)
+                      None if host is not None else table, target, value,
+                      None if linear is None else linear.pi)
 
 
 def _plan(rec: Recurrence, ir: CellIR, schedule: str, backend: str, name: str,
@@ -501,7 +588,10 @@ def _scheduled(schedule: str, plan: Plan, backend: str, notes: list[str],
                tracing: Any) -> tuple[Plan, str]:
     """The schedule a fill of ``plan`` on ``backend`` takes (its reason added to
     ``notes``), and the plan it takes it with: traced again when the schedule needs
-    stages the plan has not."""
+    stages the plan has not, or first when no pattern fits and the plan has neither a
+    hyperplane nor the traced reads one may come from."""
+    if schedule in ("auto", "hyperplane") and plan.linear is None and plan.analysis is None:
+        plan = make_plan(plan.recurrence, plan.ir, need_stages=True, progress=tracing)
     sched, why = choose_schedule(schedule, plan, backend)
     notes.append(why)
     if sched in ("stages", "ready") and plan.analysis is None:
@@ -510,13 +600,15 @@ def _scheduled(schedule: str, plan: Plan, backend: str, notes: list[str],
 
 
 def _last_cell(plan: Plan) -> tuple[int, ...]:
-    """The last cell of the plan's pattern order (2-D), else of its stage order, else the
-    table's last cell: where a recurrence's answer usually is."""
+    """The last cell of the plan's pattern order (2-D), else of its hyperplane's, else of
+    its stage order, else the table's last cell: where a recurrence's answer usually is."""
     shape = plan.recurrence.shape
     if plan.pattern is not None:
         p = BY_CODE[plan.pattern]
         i0, j0, di, dj, count = step_line(p.index, p.steps((shape[0], shape[1])) - 1, *shape)
         return (i0 + (count - 1) * di, j0 + (count - 1) * dj)
+    if plan.hyperplane is not None:  # the corner on the last hyperplane
+        return tuple(0 if p < 0 else n - 1 for p, n in zip(plan.hyperplane.pi, shape))
     if plan.analysis is not None and plan.analysis.stages.order.size:
         return plan.analysis.graph.cell(int(plan.analysis.stages.order[-1]))
     return tuple(n - 1 for n in shape)

@@ -92,9 +92,9 @@ def test_a_cell_with_a_loop_counts_as_several_light_cells(costs):
     assert f"a cell {2e-9 * cpu_model.LOOP_CELLS * 1e9:.3g} ns" in why
 
 
-def test_without_a_pattern_auto_weighs_the_stages_against_the_sequential_fill(costs):
-    # a 1 x 3000 chain through a 3-D table's first axis would be 3000 one-cell stages;
-    # a wide 3-D box has wide stages
+def test_without_a_pattern_auto_weighs_the_hyperplanes_against_the_sequential_fill(costs):
+    # a 1 x 3000 chain through a 3-D table's first axis would be 3000 one-cell steps;
+    # a wide 3-D box has wide hyperplanes
     @recurrence(shape=(3000, 1, 1), dtype=np.int64)
     def chain(M, i, j, k):
         return 1 if i == 0 else M[i - 1, j, k] + 1
@@ -107,8 +107,10 @@ def test_without_a_pattern_auto_weighs_the_stages_against_the_sequential_fill(co
 
     r = fill(chain, backend="cpu", verify=True)
     assert r.schedule == "sequential" and r.verified
-    assert "the stages (3000)" in " ".join(r.notes)
+    assert "the hyperplanes (3000)" in " ".join(r.notes)
     r = fill(box, backend="cpu", verify=True)
+    assert (r.schedule, r.pi) == ("hyperplane", (1, 1, 1)) and r.verified
+    r = fill(box, backend="cpu", schedule="stages", verify=True)
     assert r.schedule == "stages" and r.verified
 
 

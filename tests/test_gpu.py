@@ -311,3 +311,30 @@ def test_a_second_process_loads_its_kernels_and_compiles_none(tmp_path):
     hits, misses, refreshed = map(int, runs[1].stdout.split())
     assert hits >= 2 and misses == 0 and refreshed == 0
     assert int(runs[0].stdout.split()[1]) >= 2  # the first process did compile
+
+
+@pytest.mark.parametrize("path, size, pi", [("examples/skew.py", 4096, (2, 1)),
+                                            ("examples/floyd_warshall.py", 256, (1, 0, 0)),
+                                            ("examples/lcs3.py", 256, (1, 1, 1))])
+def test_hyperplanes_at_real_sizes(path, size, pi):
+    from patterns.hyperplane import Hyperplane
+    from runtime.backends.cuda import hyperplanes
+
+    rec = load(path, size=size)
+    reference = fill(rec, backend="cpu", schedule="sequential").table
+    r = fill(rec, backend="cuda")
+    assert (r.schedule, r.pi) == ("hyperplane", pi)
+    np.testing.assert_array_equal(r.table, reference)
+    ir = cell_ir(rec)
+    found = Hyperplane(pi)
+    for checked in (False, True):
+        for cooperative in (False, True):
+            checks = cells.Checks(ir, (), None, pi) if checked else None
+            res = hyperplanes.hyperplane_fill(rec, ir, found, checks=checks,
+                                              cooperative=cooperative)
+            np.testing.assert_array_equal(res.table, reference)
+            assert res.checks is None or res.checks[0] == 0
+    if rec.name == "floyd_warshall":
+        from floyd_warshall import reference as numpy_floyd_warshall
+
+        np.testing.assert_array_equal(r.table[-1], numpy_floyd_warshall(rec.args[0])[-1])

@@ -4,7 +4,7 @@ import pytest
 from depgraph import analyze, cell_ir, load, recurrence
 from depgraph.errors import OutOfBoundsError
 from patterns import Sweep
-from runtime.schedule.plan import checked_sweep, make_plan
+from runtime.schedule.plan import checked_sweep, in_fill_plan, make_plan
 
 
 def test_checked_sweep_finds_regions_and_order(write_rec):
@@ -67,3 +67,27 @@ def test_function_without_source_is_traced():
     exec("@recurrence(shape=(3, 3), dtype=np.int64)\ndef f(M, i, j):\n    return 1 if i == 0 else M[i - 1, j]\n", ns)
     p = make_plan(ns["f"])
     assert p.method == "trace" and p.pattern == "RUD" and "not confirmed" in p.notes[-1]
+
+
+def test_a_checked_fill_plan_takes_a_hyperplane_where_no_pattern_fits(write_rec):
+    skew = load(write_rec("""
+@recurrence(shape=(5, 7), dtype=np.int64)
+def skew(M, i, j):
+    return 1 if i == 0 or j == 0 or j == 6 else M[i - 1, j + 1] + M[i, j - 1]
+"""))
+    p = in_fill_plan(skew, cell_ir(skew))
+    assert (p.method, p.pattern, p.hyperplane.pi) == ("checked fill", None, (2, 1))
+    assert p.linear == p.hyperplane and "hyperplane pi = (2, 1)" in p.notes[0]
+    cube = load(write_rec("""
+@recurrence(shape=(3, 4, 5), dtype=np.int64)
+def cube(M, k, i, j):
+    return 1 if k == 0 else M[k - 1, i, j] + M[k - 1, i, k - 1]
+"""))
+    p = in_fill_plan(cube, cell_ir(cube))
+    assert (p.regions, p.pattern, p.hyperplane.pi) == (None, None, (1, 0, 0))
+    cycle = load(write_rec("""
+@recurrence(shape=(3, 4), dtype=np.int64)
+def cycle(M, i, j):
+    return 1 if j == 0 or j == 3 else M[i, j - 1] + M[i, j + 1]
+"""))
+    assert "no hyperplane fits" in in_fill_plan(cycle, cell_ir(cycle))

@@ -109,3 +109,20 @@ def test_a_guarded_read_at_known_offsets_passes_exactly_what_the_generic_one_doe
                         ns["read"](M, ck, x0, x1, a, b)
                         inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
                         assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)
+
+def test_a_hyperplane_read_passes_exactly_the_reads_in_the_table_on_earlier_hyperplanes():
+    import itertools
+
+    from runtime.backends.rewrite import hyperplane_read_source
+
+    M = np.zeros((3, 2, 3))
+    for pi in [(1, 0, 0), (1, 1, 1), (2, -1, 0), (0, 0, -1)]:
+        ns: dict = {}
+        exec(hyperplane_read_source(pi, "M[a0, a1, a2]", 0), ns)
+        for x in itertools.product(range(3), range(2), range(3)):
+            for a in itertools.product(range(-1, 4), range(-1, 3), range(-1, 4)):
+                ck = [0]
+                ns["read"](M, ck, *x, *a)
+                inside = all(0 <= k < n for k, n in zip(a, M.shape))
+                earlier = sum(p * (k - y) for p, k, y in zip(pi, a, x)) <= -1
+                assert (ck[0] == 0) == (inside and earlier)

@@ -37,6 +37,9 @@ COMBOS = [("python", "auto"), ("python", "stages"), ("python", "sequential"),
           ("cuda", "auto"), ("cuda", "stages")]
 
 
+HYPERPLANES = [("python", "hyperplane"), ("cpu", "hyperplane"), ("cuda", "hyperplane")]
+
+
 def _example(path, size):
     obj = next(iter(definitions(load_module(path)).values()))
     return obj(size) if isinstance(obj, Family) else obj
@@ -89,7 +92,8 @@ def test_random_stencils_every_backend_and_schedule(n, m, count, seed, dtype, pi
     rng = np.random.default_rng(seed)
     rec = make_stencil(acyclic_offsets(rng, pi, reach=2, count=count), (n, m), seed, dtype)
     reference = analyze(rec).table
-    combos = COMBOS + ([("cuda", "ready")] if rec.dtype in steps.ATOMIC_DTYPES else [])
+    combos = COMBOS + HYPERPLANES + ([("cuda", "ready")] if rec.dtype in steps.ATOMIC_DTYPES
+                                     else [])
     for backend, schedule in combos:
         r = fill(rec, backend=backend, schedule=schedule, verify=True)
         assert r.backend == backend and r.table.dtype == rec.dtype
@@ -105,11 +109,11 @@ def test_thin_and_non_square(shape):
         return M[i - 1, j] + M[i, j - 1] + M[i - 1, j - 1]
 
     reference = analyze(paths).table
-    for backend, schedule in COMBOS:
+    for backend, schedule in COMBOS + HYPERPLANES:
         same(fill(paths, backend=backend, schedule=schedule).table, reference)
 
 
-def test_three_dimensional_stage_fill():
+def test_three_dimensional_hyperplane_and_stage_fills():
     @recurrence(shape=(3, 4, 5), dtype=np.float64)
     def box(M, i, j, k):
         if i == 0 or j == 0 or k == 0:
@@ -119,14 +123,81 @@ def test_three_dimensional_stage_fill():
     reference = analyze(box).table
     for backend in ("python", "cpu", "cuda"):
         r = fill(box, backend=backend)
-        # on the cpu, 60 cells: the model finds the stages not worth their steps
-        assert r.schedule == ("sequential" if backend == "cpu" else "stages")
-        assert r.pattern is None
+        # on the cpu, 60 cells: the model finds the hyperplanes not worth their steps
+        assert r.schedule == ("sequential" if backend == "cpu" else "hyperplane")
+        assert r.pattern is None and r.pi == (None if backend == "cpu" else (1, 1, 1))
+        same(r.table, reference)
+        r = fill(box, backend=backend, schedule="hyperplane", verify=True)
+        assert (r.schedule, r.pi, r.steps) == ("hyperplane", (1, 1, 1), 10)
         same(r.table, reference)
     assert fill(box, backend="cpu", schedule="stages").schedule == "stages"
     assert fill(box, backend="cpu", schedule="sequential").schedule == "sequential"
-    with pytest.raises(NoPatternError, match="3-D"):
+    with pytest.raises(NoPatternError, match="3-D.*--schedule hyperplane|3-D.*schedule='hyperplane'"):
         fill(box, backend="cpu", schedule="pattern")
+
+
+SKEW = """
+@recurrence(shape=({n}, {m}), dtype=np.int64, args=(np.arange({n} * {m}).reshape({n}, {m}),))
+def skew(S, i, j, A):
+    if i == 0 or j == 0 or j == S.shape[1] - 1:
+        return A[i, j]
+    return (S[i - 1, j + 1] * 3 + S[i, j - 1] + A[i, j]) % 1000003
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "cpu", "cuda"])
+@pytest.mark.parametrize("shape", [(1, 7), (7, 1), (6, 9), (9, 4)])
+def test_a_recurrence_no_pattern_fits_is_filled_by_its_hyperplane(write_rec, backend, shape):
+    rec = load(write_rec(SKEW.format(n=shape[0], m=shape[1])))
+    reference = analyze(rec).table
+    r = fill(rec, backend=backend, verify=True)
+    same(r.table, reference)
+    notes = " ".join(r.notes)
+    if shape[0] > 1 and shape[1] > 2:  # a row or a column is a pattern's
+        assert "no pattern fits" in notes and "hyperplane pi = (2, 1)" in notes
+        assert r.schedule == ("sequential" if backend == "cpu" else "hyperplane")
+    r = fill(rec, backend=backend, schedule="hyperplane", verify=True)
+    assert r.schedule == "hyperplane" and r.pi is not None
+    same(r.table, reference)
+
+
+def test_auto_takes_the_cpu_hyperplanes_where_the_model_predicts_them_faster(write_rec,
+                                                                            monkeypatch):
+    rec = load(write_rec(SKEW.format(n=300, m=400)))
+    monkeypatch.setattr(cpu_model, "calibration", lambda threads: CpuCosts(
+        "test", threads, 1e-6, 1e-9, 0.0, True, ""))
+    monkeypatch.setattr(choose, "barrier_threads", lambda: 2)
+    monkeypatch.setattr(cpu_model, "busy_cores", lambda: 0)
+    r = fill(rec, backend="cpu", verify=True)
+    assert r.schedule == "hyperplane" and r.pi == (2, 1), r.notes
+    assert "predicted on 2 threads" in " ".join(r.notes)
+
+
+def test_a_k_dimensional_read_out_of_the_table_is_named(write_rec):
+    rec = load(write_rec("""
+idx = np.arange(5)
+idx[3] = 7
+@recurrence(shape=(4, 5, 5), dtype=np.int64, args=(idx,))
+def bad(M, k, i, j, idx):
+    return i + j if k == 0 else M[k - 1, i, idx[j]] + 1
+"""))
+    for backend in ("cpu", "cuda"):
+        for schedule in ("auto", "hyperplane"):
+            with pytest.raises(OutOfBoundsError, match=r"cell \(1, 0, 3\) reads \(0, 0, 7\)"):
+                fill(rec, backend=backend, schedule=schedule)
+
+
+def test_a_hyperplane_asked_where_none_is_legal(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(4, 5), dtype=np.int64)
+def both(M, i, j):
+    if i == 0 or j == 0 or j == 4:
+        return 1
+    return M[i - 1, j] + (M[i, j - 1] if i % 2 else M[i, j + 1])
+"""))
+    for backend in ("cpu", "python"):
+        with pytest.raises(NoPatternError, match="no hyperplane"):
+            fill(rec, backend=backend, schedule="hyperplane")
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])

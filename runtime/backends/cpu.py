@@ -15,6 +15,8 @@ what they are made of; the cell function is called from them as a compiled funct
 - ``tiled``: a diagonal pattern by square tiles in one parallel region: the tiles of an
   anti-diagonal of tiles go round the threads, each filled in the table's memory order,
   and the threads meet at a barrier between anti-diagonals of tiles.
+- ``hyperplane``: a hyperplane schedule (:mod:`patterns.hyperplane`), any dimension,
+  in one parallel region as ``pattern``: each thread takes its chunk of every step.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
   with ``parallel=False`` it is a sequential fill in that order.
 
@@ -47,7 +49,8 @@ from runtime.backends.emit import (
     digest,
     remember,
 )
-from runtime.backends.rewrite import guarded_read_source, rewrite_reads
+from runtime.backends.rewrite import guarded_read_source, hyperplane_read_source, rewrite_reads
+from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
 
 __all__ = [
     "compiled_cell",
@@ -58,6 +61,8 @@ __all__ = [
     "sweep_fill",
     "pattern_fill",
     "tiled_fill",
+    "hyperplane_fill",
+    "unshear_fill",
     "TILE",
     "order_fill",
     "CHECK_SLOTS",
@@ -146,12 +151,15 @@ def jit(func: Any, **opts: Any) -> Any:
 
 
 def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
-                  allowed: tuple[str, ...] | None = None) -> Any:
+                  allowed: tuple[str, ...] | None = None,
+                  order: tuple[int, ...] | None = None) -> Any:
     """The cell function compiled for the CPU (``checked``: the region-recording rewrite
     of its reads, :func:`runtime.backends.rewrite.rewrite_reads`; with ``allowed`` too,
     the rewrite whose reads guard themselves instead, flagging ``ck[OOB]`` for a read
     out of the table or in a region not among ``allowed``:
-    :func:`runtime.backends.rewrite.guarded_read_source`)."""
+    :func:`runtime.backends.rewrite.guarded_read_source`; with ``order``, a hyperplane's
+    ``pi``, flagging a read out of the table or not on an earlier hyperplane, any
+    dimension: :func:`runtime.backends.rewrite.hyperplane_read_source`)."""
 
     def build() -> Any:
         # inline="always": without it numba calls the cell function per cell, many times slower
@@ -159,6 +167,13 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
         reads: dict[str, str] = {}  # a guarded read's name: its source
+        if order is not None:
+            where = ", ".join(f"a{k}" for k in range(len(order)))
+            reads["_dg_read"] = hyperplane_read_source(order, f"M[{where}]", OOB)
+            ns["_dg_read"] = jit(compile_source(reads["_dg_read"], "read", {}), inline="always")
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+            return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
+                            digest(src, {**reads, "cell": rec.func}))
 
         def guarded(offsets: tuple[int | None, ...]) -> str:
             """The read guarding itself at these offsets from the cell (2-D)."""
@@ -182,7 +197,7 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
         return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
                         digest(src, {**reads, "cell": rec.func}))
 
-    return CACHE.get(rec.func, ("cpu", "cell", checked, allowed), build)
+    return CACHE.get(rec.func, ("cpu", "cell", checked, allowed, order), build)
 
 
 def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -> str:
@@ -215,16 +230,20 @@ def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -
     return e.source
 
 
-def _store(e: Emitter, value: str, ck: str, fits: bool) -> None:
-    """Emit ``M[i, j] = value``; with ``fits``, the first cell whose value is not a
-    number or leaves ``LO..HI`` recorded at ``ck[MISFIT]`` first."""
+def _store(e: Emitter, value: str, ck: str, fits: bool, index: str = "i, j") -> None:
+    """Emit ``M[index] = value``; with ``fits``, the first cell whose value is not a
+    number or leaves ``LO..HI`` recorded at ``ck[MISFIT]`` first (its place too, for a
+    2-D ``index``)."""
     if not fits:
-        e(f"M[i, j] = {value}")
+        e(f"M[{index}] = {value}")
         return
     e(f"v = {value}")
     with e.block(f"if (v != v or v < LO or v > HI) and {ck}[MISFIT] == 0"):
-        e(f"{ck}[MISFIT] = 1", f"{ck}[MISFIT + 1] = i", f"{ck}[MISFIT + 2] = j")
-    e("M[i, j] = v")
+        e(f"{ck}[MISFIT] = 1")
+        names = index.split(", ")
+        if len(names) == 2:
+            e(f"{ck}[MISFIT + 1] = {names[0]}", f"{ck}[MISFIT + 2] = {names[1]}")
+    e(f"M[{index}] = v")
 
 
 def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False,
@@ -287,6 +306,54 @@ def _tiled_source(code: str, nargs: int, tile: int, checked: bool, fits: bool) -
                                    "row", fits)
                 e("arrive(bar, chunks * (w + 1))")
     return e.source
+
+
+def _hyperplane_source(pi: tuple[int, ...], nargs: int, parallel: bool, checked: bool,
+                       fits: bool) -> str:
+    """One region for a whole fill by the hyperplane ``pi`` (:func:`hyperplane_fill`),
+    as :func:`_pattern_source`: each of ``chunks`` threads takes its chunk of every step
+    (:func:`patterns.hyperplane.step_source`), then waits at the barrier: a chunk of the
+    outer axes' cells, each with its whole inner range, or (no outer axes) a chunk of
+    the inner range.
+
+    Examples
+    --------
+    >>> print(_hyperplane_source((2, 1), 0, True, False, False).splitlines()[13])
+                    u1 = rem - 2 * u0
+    """
+    step = step_source(pi)
+    args, index = arg_tail(nargs), step.index
+    e = Emitter()
+    with e.block(f"def hyperplane(M, bar, chunks, ck{args})"):
+        e(*step.sides)
+        with e.block(f"for chunk in {'prange' if parallel else 'range'}(chunks)"):
+            e("row = ck[chunk]")
+            with e.block(f"for t in range({step.span})"):
+                _hyperplane_step(e, step, index, f"cell(M, {index}{args}"
+                                 f"{', row' if checked else ''})", fits)
+                e("arrive(bar, chunks * (t + 1))")
+    return e.source
+
+
+def _hyperplane_step(e: Emitter, step: HyperplaneSource, index: str, value: str,
+                     fits: bool) -> None:
+    """Emit one thread's chunk of a hyperplane's step (:func:`_hyperplane_source`)."""
+    with ExitStack() as nest:
+        if step.outer:
+            e(f"whole = {step.outer_count}", "per = (whole + chunks - 1) // chunks")
+            nest.enter_context(e.block(
+                "for o in range(chunk * per, min(whole, (chunk + 1) * per))"))
+            e(*step.outer_cell, *step.inner_range)
+            nest.enter_context(e.block("for q in range(lo, hi)"))
+        else:
+            e(*step.outer_cell, *step.inner_range,
+              "per = (hi - lo + chunks - 1) // chunks")
+            nest.enter_context(e.block(
+                "for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"))
+        e(*step.inner_cell)
+        if step.valid != "True":
+            nest.enter_context(e.block(f"if {step.valid}"))
+        _store(e, value, "row", fits, index)
 
 
 def unravel(e: Emitter, ndim: int) -> str:
@@ -470,7 +537,8 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     pattern = PATTERNS[pattern_index]
     fits = checked and M.dtype.kind in "iu"
     src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
-    return _barrier_fill(rec, ir, M, pattern_index, src, "pattern", parallel, checked, fits)
+    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked), src,
+                         "pattern", parallel, fits)
 
 
 def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
@@ -498,20 +566,51 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     code = PATTERNS[pattern_index].code
     fits = checked and M.dtype.kind in "iu"
     src = _tiled_source(code, len(rec.args), tile, checked, fits)
-    return _barrier_fill(rec, ir, M, pattern_index, src, "tiled", True, checked, fits)
+    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked), src,
+                         "tiled", True, fits)
 
 
-def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int, src: str,
-                  name: str, parallel: bool, checked: bool, fits: bool
-                  ) -> tuple[np.ndarray, Timing]:
+def _pattern_cell(rec: Recurrence, ir: CellIR, pattern_index: int, checked: bool) -> Any:
+    """The compiled cell of a pattern's fill: with ``checked``, its reads guarding the
+    pattern's regions."""
+    allowed = tuple(sorted(PATTERNS[pattern_index].allowed)) if checked else None
+    return compiled_cell(rec, ir, checked, allowed)
+
+
+def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hyperplane,
+                    parallel: bool = True, checked: bool = False
+                    ) -> tuple[np.ndarray, Timing]:
+    """Fill a table of any dimension step by step along ``hyperplane``, in one parallel
+    region as :func:`pattern_fill`.  Returns the check array and the timing: with
+    ``checked``, the fill checks its own reads and values, flagging ``ck[OOB]`` for a
+    read out of the table or not on an earlier hyperplane, and ``ck[MISFIT]`` for a value
+    that does not fit an integer table (zeros otherwise).
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> @recurrence(shape=(4, 5), dtype=np.int64)
+    ... def skew(M, i, j):
+    ...     return 1 if i == 0 or j == 0 or j == 4 else M[i - 1, j + 1] + M[i, j - 1]
+    >>> rec, M = skew, np.zeros(skew.shape, dtype=np.int64)
+    >>> ck, _ = hyperplane_fill(rec, cell_ir(rec), M, Hyperplane((2, 1)), checked=True)
+    >>> M[3].tolist(), int(ck[OOB])
+    ([1, 9, 18, 19, 1], 0)
+    """
+    fits = checked and M.dtype.kind in "iu"
+    src = _hyperplane_source(hyperplane.pi, len(rec.args), parallel, checked, fits)
+    cell = compiled_cell(rec, ir, checked, None, hyperplane.pi if checked else None)
+    return _barrier_fill(rec, ir, M, cell, src, "hyperplane", parallel, fits)
+
+
+def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cell: Any, src: str,
+                  name: str, parallel: bool, fits: bool) -> tuple[np.ndarray, Timing]:
     """Compile and run a one-region fill ``src`` (kernel ``name``: a barrier, the thread
-    count, a check row for each thread) of pattern ``pattern_index``."""
+    count, a check row for each thread) calling the compiled ``cell``."""
     threads = barrier_threads() if parallel else 1
     extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
                                   if fits else {})}
-    allowed = tuple(sorted(PATTERNS[pattern_index].allowed)) if checked else None
-    make = kernel(rec, src, name, compiled_cell(rec, ir, checked, allowed), extra,
-                  parallel=parallel)
+    make = kernel(rec, src, name, cell, extra, parallel=parallel)
     # a row of each thread's own, padded to whole cache lines
     rows = np.zeros((threads, -(-CHECK_SLOTS // 8) * 8), dtype=np.int64)
     timing = call(make, M, np.zeros(1, dtype=np.int64), threads, rows, *rec.args)
@@ -547,3 +646,27 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
     src = _order_source(rec.ndim, len(rec.args), parallel)
     make = kernel(rec, src, "order", compiled_cell(rec, ir), parallel=parallel)
     return call(make, M, cells, ptr, *rec.args)
+
+
+def unshear_fill(rec: Recurrence, ir: CellIR, sheared: np.ndarray, sh: Shear) -> tuple[np.ndarray, Timing]:
+    """The table of ``rec`` from its sheared table (:mod:`runtime.backends.shear`): cell
+    ``x`` is ``sheared[U x + c]``, rows in parallel.
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> from patterns.hyperplane import shear
+    >>> rec = recurrence(shape=(2, 3), dtype=np.int64)(lambda M, i, j: 0)
+    >>> M, _ = unshear_fill(rec, cell_ir(rec), np.arange(8).reshape(2, 4),
+    ...                     shear([(-1, 1), (0, -1)], (2, 3)))
+    >>> M.tolist()
+    [[0, 1, 2], [5, 6, 7]]
+    """
+    (a, b), (c, d) = sh.rows
+    e = Emitter()
+    with e.block("def unshear(M, S)"), e.block("for i in prange(M.shape[0])"), \
+            e.block("for j in range(M.shape[1])"):
+        e(f"M[i, j] = S[{a} * i + {b} * j + {sh.shift[0]}, {c} * i + {d} * j + {sh.shift[1]}]")
+    M = np.empty(rec.shape, dtype=sheared.dtype)
+    return M, call(kernel(rec, e.source, "unshear", compiled_cell(rec, ir), parallel=True),
+                   M, sheared)

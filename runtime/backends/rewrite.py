@@ -27,7 +27,8 @@ from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
 from patterns import REGION_CODE
 
-__all__ = ["rewrite_reads", "guarded_read_source", "CHECK", "KEPT", "NARROW"]
+__all__ = ["rewrite_reads", "guarded_read_source", "hyperplane_read_source", "CHECK", "KEPT",
+           "NARROW"]
 
 CHECK = "_dg_check"
 KEPT = "_dg_kept"
@@ -264,5 +265,35 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
                     f"or (({mask} >> code) & 1) == 0")
         with e.block(f"if {test}"):
             e(f"ck[{flag}] = 1", "return M[0, 0]")
+        e(f"return {load}")
+    return e.source
+
+
+def hyperplane_read_source(pi: Sequence[int], load: str, flag: int) -> str:
+    """Source of a read ``read(M, ck, x0, x1, ..., a0, a1, ...)`` of a table of
+    ``len(pi)`` dimensions by cell ``x`` that guards itself, for a fill by the hyperplane
+    ``pi`` (:mod:`patterns.hyperplane`) that checks its own reads: a read outside the
+    table, or of a cell not on an earlier hyperplane (``pi . (a - x) > -1``), sets
+    ``ck[flag]`` and reads the first cell instead (the fill is then not used); any other
+    read is ``load`` (over ``a0, a1, ...``).
+
+    Examples
+    --------
+    >>> print(hyperplane_read_source((2, 1), "M[a0, a1]", 9), end="")
+    def read(M, ck, x0, x1, a0, a1):
+        if a0 < 0 or a0 >= M.shape[0] or a1 < 0 or a1 >= M.shape[1] or 2 * (a0 - x0) + 1 * (a1 - x1) > -1:
+            ck[9] = 1
+            return M[0, 0]
+        return M[a0, a1]
+    """
+    ndim = len(pi)
+    cells = ", ".join(f"x{k}" for k in range(ndim))
+    reads = ", ".join(f"a{k}" for k in range(ndim))
+    bounds = [f"a{k} < 0 or a{k} >= M.shape[{k}]" for k in range(ndim)]
+    order = " + ".join(f"{p} * (a{k} - x{k})" for k, p in enumerate(pi) if p)
+    e = Emitter()
+    with e.block(f"def read(M, ck, {cells}, {reads})"):
+        with e.block(f"if {' or '.join(bounds)} or {order} > -1"):
+            e(f"ck[{flag}] = 1", f"return M[{', '.join('0' * ndim)}]")
         e(f"return {load}")
     return e.source

@@ -3,13 +3,15 @@
 Backends: ``python`` (plain Python over a NumPy table, the reference), ``cpu`` (numba,
 all cores for parallel schedules), ``cuda`` (numba.cuda).  Schedules: ``sequential``
 (one cell at a time in a valid order), ``pattern`` (one parallel step per row, column or
-diagonal), ``tiled`` (diagonal patterns: on cuda one persistent launch, cells in
+diagonal), ``hyperplane`` (one parallel step per hyperplane ``pi . x = t``, any
+dimension: :mod:`patterns.hyperplane`; a pattern's own ``pi`` where one matches),
+``tiled`` (diagonal patterns: on cuda one persistent launch, cells in
 registers or tiles in shared memory, ``auto``'s choice there for light cells; on cpu
 tiles in the table's memory order, ``auto``'s choice there), ``stages``
 (Algorithm 2: one parallel step per stage of the minimal sequence), ``ready``
 (Algorithm 3, cuda only: one launch, each cell waits until its dependencies are done).
 ``auto`` picks cuda when a real GPU is usable, else cpu; and the pattern when one
-matches, else the stages.
+matches, else a hyperplane when one is legal, else the stages.
 
 Assumption: the plan (:class:`runtime.schedule.plan.Plan`) was made at the size filled.
 """
@@ -22,17 +24,18 @@ import numpy as np
 
 from depgraph.errors import NoPatternError, UsageError, setting
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
+from patterns.hyperplane import Shear
 from runtime.backends.cpu import TILE as CPU_TILE
 from runtime.backends.cpu import barrier_threads
 from runtime.backends.cuda import device
 from runtime.schedule import cpu_model
-from runtime.schedule.plan import Plan
+from runtime.schedule.plan import Plan, shear_of
 
 __all__ = ["BACKENDS", "SCHEDULES", "TILE", "TILE_MAX_CELL_S", "resolve_backend",
            "choose_schedule", "light"]
 
 BACKENDS = ("auto", "cpu", "cuda", "python")
-SCHEDULES = ("auto", "pattern", "tiled", "stages", "sequential", "ready")
+SCHEDULES = ("auto", "pattern", "hyperplane", "tiled", "stages", "sequential", "ready")
 #: Tile side of the tiled diagonal fill.
 TILE = 64
 #: On the GPU, cells cheaper than this on one core (the checked sweep's time per cell)
@@ -81,16 +84,23 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
     if schedule not in SCHEDULES:
         raise UsageError(f"unknown schedule {schedule!r}; choose one of {', '.join(SCHEDULES)}")
     if schedule == "pattern" and plan.pattern is None:
+        other = (f"; use {setting('schedule', 'hyperplane')} (pi = {plan.hyperplane.text()}) "
+                 f"or {setting('schedule', 'stages')}" if plan.hyperplane is not None
+                 else f"; use {setting('schedule', 'stages')}")
         if plan.regions is None:
             raise NoPatternError(
                 f"no pattern applies: patterns are defined for 2-D tables and this one is "
-                f"{plan.recurrence.ndim}-D; use {setting('schedule', 'stages')}"
+                f"{plan.recurrence.ndim}-D{other}"
             )
         breaks = "; ".join(f"{c} by {', '.join(r)}" for c, r in breaking_regions(plan.regions).items())
         raise NoPatternError(
             f"no pattern matches: the reads fall in {', '.join(plan.regions)}, which break "
-            f"every pattern ({breaks}); use {setting('schedule', 'stages')}"
+            f"every pattern ({breaks}){other}"
         )
+    if schedule == "hyperplane" and plan.linear is None:
+        raise NoPatternError(f"no hyperplane puts every read on an earlier step (the reads "
+                             f"may form a cycle, or need a larger pi); use "
+                             f"{setting('schedule', 'stages')}")
     if schedule == "tiled" and BY_CODE[plan.pattern or "RUD"].code not in DIAGONAL_FLIPS:
         raise UsageError(f"{setting('schedule', 'tiled')} is for the diagonal patterns (NOSE, "
                          f"SENO, SONE, NESO); this recurrence's pattern is {plan.pattern}")
@@ -114,8 +124,23 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
         return "pattern", (f"auto: reads {fall} in {', '.join(plan.regions or ())}, pattern "
                            f"{plan.pattern} fits ({plan.pattern_steps} steps, no graph needed)")
     why = "the table is not 2-D" if plan.regions is None else "no pattern fits the reads"
+    shape = plan.recurrence.shape
+    if plan.hyperplane is not None:
+        steps = plan.hyperplane.steps(shape)
+        head = (f"auto: {why}; hyperplane pi = {plan.hyperplane.text()} puts every read on an "
+                f"earlier step ({steps:,} steps, no graph needed)")
+        sheared = shear_of(plan)
+        if sheared is not None:
+            head += (f"; sheared into a {sheared.box[0]}x{sheared.box[1]} table whose reads "
+                     f"NOSE allows")
+        if backend == "cpu":
+            widths = plan.hyperplane.widths(shape)
+            return _cpu_steps_choice(plan, head, "hyperplane", widths[widths > 0],
+                                     "the hyperplanes", sheared)
+        return "hyperplane", head
     if backend == "cpu" and plan.analysis is not None:
-        return _cpu_stages_choice(plan, why)
+        return _cpu_steps_choice(plan, f"auto: {why}", "stages",
+                                 np.diff(plan.analysis.stages.ptr), "the stages")
     return "stages", f"auto: {why}, so the minimal stage sequence (Algorithm 2)"
 
 
@@ -148,29 +173,34 @@ def _cell_cost(plan: Plan, threads: int) -> tuple[cpu_model.CpuCosts, float, str
     return costs, cell, basis
 
 
-def _cpu_stages_choice(plan: Plan, why: str) -> tuple[str, str]:
-    """``auto``'s CPU fill without a pattern: the stages (Algorithm 2) where
-    :mod:`runtime.schedule.cpu_model` predicts them at most its margin of the sequential
-    fill on the threads at hand, else the sequential fill; and why."""
-    assert plan.analysis is not None
+def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
+                      what: str, sheared: Shear | None = None) -> tuple[str, str]:
+    """``auto``'s CPU fill without a pattern: ``schedule`` (the stages of Algorithm 2, or
+    the hyperplanes), whose steps hold ``widths`` cells, where
+    :mod:`runtime.schedule.cpu_model` predicts it at most its margin of the sequential
+    fill on the threads at hand, else the sequential fill; and why (``head`` first).
+    With ``sheared``, the hyperplanes are filled as the tiles of the sheared table (its
+    cells outside the table cost nothing), then gathered back."""
     threads = barrier_threads()
-    head = f"auto: {why}"
     if threads == 1:
         return "sequential", f"{head}; one CPU thread, so the sequential fill"
     if crowded := _crowded(threads):
         return "sequential", f"{head}; {crowded}; so the sequential fill"
     costs, cell, basis = _cell_cost(plan, threads)
-    widths = np.diff(plan.analysis.stages.ptr)
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
-    stages = cpu_model.predict_steps(costs, widths, cell, threads) + touch
+    parallel = cpu_model.predict_steps(costs, widths, cell, threads) + touch
+    if sheared is not None:
+        box = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
+                                plan.recurrence.dtype.itemsize)["tiled"]
+        parallel = box * plan.recurrence.cells / (sheared.box[0] * sheared.box[1]) + 2 * touch
     sequential = plan.recurrence.cells * cell + touch
-    shown = (f"the stages ({len(widths)}) {stages * 1e3:.3g} ms, sequential "
+    shown = (f"{what} ({len(widths)}) {parallel * 1e3:.3g} ms, sequential "
              f"{sequential * 1e3:.3g} ms")
-    if stages > cpu_model.MARGIN * sequential:
-        return "sequential", (f"{head}; predicted on {basis}: {shown}; the stages do not beat "
+    if parallel > cpu_model.MARGIN * sequential:
+        return "sequential", (f"{head}; predicted on {basis}: {shown}; {what} do not beat "
                               f"the sequential fill by enough, so the sequential fill")
-    return "stages", (f"{head}; predicted on {basis}: {shown}; so the minimal stage "
-                      f"sequence (Algorithm 2)")
+    done = "the minimal stage sequence (Algorithm 2)" if schedule == "stages" else what
+    return schedule, f"{head}; predicted on {basis}: {shown}; so {done}"
 
 
 def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:

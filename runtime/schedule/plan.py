@@ -44,16 +44,18 @@ import numpy as np
 
 from depgraph.analysis.certify import Certificate, certificate, may_raise
 from depgraph.analysis.pipeline import Analysis, analyze
+from depgraph.analysis.schedule import source_hyperplane
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
+from patterns.hyperplane import Hyperplane, Shear, shear
 from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
 from runtime.backends.walk import value_bounds
 
-__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan", "in_fill_plan"]
+__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan", "in_fill_plan", "shear_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +86,9 @@ class Plan:
         Why the plan was made this way.
     cell_s : float or None
         Seconds per cell of the checked sweep: a measure of the cell function's cost.
+    hyperplane : Hyperplane or None
+        Where no pattern fits: the hyperplane the reads allow
+        (:mod:`depgraph.analysis.schedule`), ``None`` when none does.
     """
 
     recurrence: Recurrence
@@ -98,6 +103,7 @@ class Plan:
     seconds: float
     notes: tuple[str, ...] = field(default=())
     cell_s: float | None = None
+    hyperplane: Hyperplane | None = None
 
     @property
     def reference(self) -> np.ndarray:
@@ -114,6 +120,14 @@ class Plan:
         if self.pattern is None:
             return None
         return BY_CODE[self.pattern].steps((self.recurrence.shape[0], self.recurrence.shape[1]))
+
+    @property
+    def linear(self) -> Hyperplane | None:
+        """The linear schedule a fill by hyperplanes follows: the pattern's own ``pi``,
+        else the plan's hyperplane (``None`` when neither)."""
+        if self.pattern is not None:
+            return Hyperplane(BY_CODE[self.pattern].pi)
+        return self.hyperplane
 
 
 def checked_sweep(rec: Recurrence, ir: CellIR
@@ -203,20 +217,26 @@ def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
         return f"the certificate needs {broken}"
     shape2 = (rec.shape[0], rec.shape[1])
     pattern = select(cert.regions, shape2)
-    if pattern is None:
-        return f"no pattern allows every region the certificate leaves open ({', '.join(cert.regions)})"
+    found, why = (None, "") if pattern is not None else source_hyperplane(ir, rec.shape)
+    if pattern is None and found is None:
+        return (f"no pattern allows every region the certificate leaves open "
+                f"({', '.join(cert.regions)}), and no hyperplane fits: {why}")
     if rec.dtype.kind in "iu" and cert.floats:
         return f"the cell may compute a float ({cert.floats}) for an integer table"
-    if value_bounds(rec, ir, BY_CODE[pattern].steps(shape2)) is not None:
+    steps = BY_CODE[pattern].steps(shape2) if pattern else found.steps(rec.shape)
+    if value_bounds(rec, ir, steps) is not None:
         return f"no proof that every value fits {rec.dtype}"
     note = f"reads proven for every shape, no pass over the table: {cert.summary()}"
+    if found is not None:
+        note += f"; {why}: hyperplane pi = {found.text()}"
     return Plan(rec, ir, cert.regions, cert.patterns, pattern, sweep_for(cert.regions), None,
-                None, "certificate", time.perf_counter() - t0, (note,))
+                None, "certificate", time.perf_counter() - t0, (note,), hyperplane=found)
 
 
 def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     """A plan for a fill that checks its own reads (module docstring), or why there is
-    none: the pattern the regions the reads may fall in allow, with no pass over the table.
+    none: the pattern the regions the reads may fall in allow (2-D), else the hyperplane
+    their offsets allow (any dimension), with no pass over the table.
     A cell that may raise (:func:`depgraph.analysis.certify.may_raise`) has none: a
     parallel fill would lose the exception (numba's parallel regions and the GPU raise
     none), which the checked sweep names.
@@ -232,6 +252,12 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     >>> p = in_fill_plan(sack, cell_ir(sack))
     >>> p.method, p.regions, p.pattern, p.made_reference is None
     ('checked fill', ('Up', 'UpLeft', 'UpRight'), 'RUD', True)
+    >>> @recurrence(shape=(4, 5), dtype=np.int64)
+    ... def skew(M, i, j):
+    ...     return 1 if i == 0 or j == 0 or j == 4 else M[i - 1, j + 1] + M[i, j - 1]
+    >>> p = in_fill_plan(skew, cell_ir(skew))
+    >>> p.pattern, p.hyperplane
+    (None, Hyperplane(pi=(2, 1)))
     """
     t0 = time.perf_counter()
     try:
@@ -241,17 +267,26 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
         raises = may_raise(ir)
         if raises:  # a parallel fill loses an exception, a GPU raises none
             return f"{raises}, which a parallel fill could not report"
-        regions = ir.possible_regions()
+        regions = ir.possible_regions() if rec.ndim == 2 else None
     except SourceUnavailable as exc:
         return str(exc)
-    shape2 = (rec.shape[0], rec.shape[1])
-    pattern = select(regions, shape2)
-    if pattern is None:
-        return f"no pattern allows every region the reads may fall in ({', '.join(regions)})"
-    note = (f"reads may fall in {', '.join(regions)} (their constant offsets along each axis): "
-            f"the fill checks each read, and each value, where it runs")
-    return Plan(rec, ir, regions, matching(regions), pattern, sweep_for(regions), None, None,
-                "checked fill", time.perf_counter() - t0, (note,))
+    pattern = None if regions is None else select(regions, (rec.shape[0], rec.shape[1]))
+    if pattern is not None:
+        note = (f"reads may fall in {', '.join(regions or ())} (their constant offsets along "
+                f"each axis): the fill checks each read, and each value, where it runs")
+        return Plan(rec, ir, regions, matching(regions or ()), pattern, sweep_for(regions or ()),
+                    None, None, "checked fill", time.perf_counter() - t0, (note,))
+    found, why = source_hyperplane(ir, rec.shape)
+    if found is None:
+        if regions is None:
+            return f"no hyperplane fits: {why}"
+        return (f"no pattern allows every region the reads may fall in "
+                f"({', '.join(regions)}), and no hyperplane fits: {why}")
+    note = (f"{why}: hyperplane pi = {found.text()}; the fill checks each read (in the "
+            f"table, on an earlier hyperplane), and each value, where it runs")
+    return Plan(rec, ir, regions, () if regions is not None else None, None,
+                None if regions is None else sweep_for(regions), None, None, "checked fill",
+                time.perf_counter() - t0, (note,), hyperplane=found)
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,
@@ -291,11 +326,41 @@ def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = Fal
             notes.append(f"reads checked at this size by a compiled sequential sweep "
                          f"({'rows' if sweep.axis == 0 else 'columns'} outer)")
             shape2 = (rec.shape[0], rec.shape[1])
-            return Plan(rec, ir, regions, matching(regions), select(regions, shape2), sweep,
-                        table, None, "checked sweep", time.perf_counter() - t0, tuple(notes),
-                        sweep_s / rec.cells)
+            pattern = select(regions, shape2)
+            # the sweep read every cell in the table: the source's offsets are the reads
+            found = source_hyperplane(ir, rec.shape)[0] if pattern is None else None
+            return Plan(rec, ir, regions, matching(regions), pattern, sweep, table, None,
+                        "checked sweep", time.perf_counter() - t0, tuple(notes),
+                        sweep_s / rec.cells, found)
     a = analyze(rec, progress=progress)
     cls = a.classification
     sweep = sweep_for(cls.regions) if cls.regions is not None else None
+    sched = a.schedule
+    found = Hyperplane(sched.pi) if sched and sched.kind == "hyperplane" and sched.pi else None
     return Plan(rec, ir, cls.regions, cls.patterns, cls.pattern, sweep, a.table, a, "trace",
-                time.perf_counter() - t0, tuple(notes))
+                time.perf_counter() - t0, tuple(notes), hyperplane=found)
+
+
+def shear_of(plan: Plan) -> Shear | None:
+    """The shear a 2-D fill of the plan's hyperplane may take instead
+    (:mod:`runtime.backends.shear`): where the plan knows every read in bounds (its
+    method is not a checked fill's) and the source puts every read at a constant offset;
+    ``None`` otherwise, or where no shear puts the reads in NOSE's regions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(4, 5), dtype=np.int64)
+    ... def skew(M, i, j):
+    ...     return 1 if i == 0 or j == 0 or j == M.shape[1] - 1 else M[i - 1, j + 1] + M[i, j - 1]
+    >>> shear_of(certified_plan(skew, cell_ir(skew))).box
+    (4, 8)
+    """
+    if plan.recurrence.ndim != 2 or plan.hyperplane is None or plan.method == "checked fill":
+        return None
+    try:
+        offsets = plan.ir.read_offsets()
+    except SourceUnavailable:
+        return None
+    return shear(offsets, plan.recurrence.shape) if all(None not in d for d in offsets) else None

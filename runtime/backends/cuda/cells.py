@@ -33,7 +33,7 @@ from runtime.backends.cuda.device import (
     simulated,
 )
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
-from runtime.backends.rewrite import guarded_read_source, rewrite_reads
+from runtime.backends.rewrite import guarded_read_source, hyperplane_read_source, rewrite_reads
 
 __all__ = ["rewritten_cell", "coherent_cell", "Checks", "checked_cell", "argument_loads",
            "band_read_source", "flip",
@@ -241,17 +241,19 @@ def coherent_cell(rec: Recurrence, ir: CellIR, hoisted: bool = False,
 class Checks:
     """What a fill checks where it runs, for reads no certificate proves: each read of
     ``M`` in the table and in the regions ``allowed`` (those whose cells the schedule
-    has filled before the cell's), and,
-    unless ``bounds`` is ``None``, each value inside ``bounds`` (an integer table's
-    range, where no proof says it fits)."""
+    has filled before the cell's; a 2-D table), or, with ``order`` (a hyperplane's
+    ``pi``, any dimension), on an earlier hyperplane; and, unless ``bounds`` is
+    ``None``, each value inside ``bounds`` (an integer table's range, where no proof
+    says it fits)."""
 
     ir: CellIR
     allowed: tuple[str, ...]
     bounds: tuple[int, int] | None
+    order: tuple[int, ...] | None = None
 
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
-    """The cell function as a device function ``cell(M, i, j, *args, ck)`` that checks
+    """The cell function as a device function ``cell(M, x0, x1, ..., *args, ck)`` that checks
     its reads and its value (:class:`Checks`), setting ``ck[0]`` when one fails;
     ``coherent``: its reads skip L1, for kernels that read what other blocks of the same
     launch wrote.  Under the simulator, an integer table's reads are widened to int64,
@@ -265,13 +267,20 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         loadable(rec.dtype)
         names.update(coherent_names(cuda))
     widen = simulated() and np.dtype(rec.dtype).kind in "iu"
-    load = "LOAD(M, (int64(a), int64(b)))" if coherent else "M[a, b]"
-    read = guarded_read_source(checks.allowed, f"int64({load})" if widen else load, 0)
+    if checks.order is None:
+        load = "LOAD(M, (int64(a), int64(b)))" if coherent else "M[a, b]"
+        read = guarded_read_source(checks.allowed, f"int64({load})" if widen else load, 0)
+    else:
+        where = [f"a{k}" for k in range(rec.ndim)]
+        load = (f"LOAD(M, ({', '.join(f'int64({a})' for a in where)},))" if coherent
+                else f"M[{', '.join(where)}]")
+        read = hyperplane_read_source(checks.order, f"int64({load})" if widen else load, 0)
     inner = rewritten_cell(rec, checks.ir, read, names)
     tail = arg_tail(len(rec.args))
+    index = ", ".join(f"x{k}" for k in range(rec.ndim))
     e = Emitter()
-    with e.block(f"def cell(M, i, j{tail}, ck)"):
-        e(f"v = inner(M, i, j{tail}, ck)")
+    with e.block(f"def cell(M, {index}{tail}, ck)"):
+        e(f"v = inner(M, {index}{tail}, ck)")
         if checks.bounds is not None:
             with e.block(f"if v != v or v < {checks.bounds[0]} or v > {checks.bounds[1]}"):
                 e("ck[0] = 1")

@@ -40,8 +40,8 @@ from runtime.backends.cuda.device import (
 )
 from runtime.backends.emit import Emitter, arg_tail
 
-__all__ = ["pattern_fill", "cooperative_fill", "stage_fill", "ready_fill", "unrolled_cells",
-           "step_source", "ATOMIC_DTYPES"]
+__all__ = ["pattern_fill", "cooperative_fill", "cooperative_kernel", "stage_fill", "ready_fill",
+           "unrolled_cells", "step_source", "ATOMIC_DTYPES"]
 
 #: Table dtypes numba.cuda's atomic add supports (the ready-check fill's reads use it).
 ATOMIC_DTYPES = frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64",
@@ -157,17 +157,9 @@ def cooperative_fill(rec: Recurrence, ir: CellIR, pattern_index: int, layout: st
     code = PATTERNS[pattern_index].code
     nargs = len(rec.args) + (checks is not None)
     cell = checked_cell(rec, checks, coherent=True) if checks else coherent_cell(rec, ir)
-    step = compile_device(rec, step_source(code, unroll, nargs), "step",
-                          {"cuda": cuda_module(), "cell": cell})
+    kern = cooperative_kernel(rec, step_source(code, unroll, nargs), cell, nargs)
     n, m = rec.shape
     steps = PATTERNS[pattern_index].steps((n, m))
-    args = arg_tail(nargs)
-    e = Emitter()
-    with e.block(f"def coop(M, steps{args})"):
-        e("grid = cuda.cg.this_grid()")
-        with e.block("for t in range(steps)"):
-            e(f"step(M, t{args})", "grid.sync()")
-    kern = compile_kernel(rec, e.source, "coop", step=step)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], _: tuple[Any, ...]) -> Launches:
         args = (dM, steps, *dargs)
@@ -177,6 +169,20 @@ def cooperative_fill(rec: Recurrence, ir: CellIR, pattern_index: int, layout: st
     return run(rec, kern, layout, copy_back, launches,
                label="one cooperative launch" + (", every read checked" if checks else ""),
                checks=checks is not None)
+
+
+def cooperative_kernel(rec: Recurrence, step: str, cell: Any, nargs: int) -> Any:
+    """A kernel ``coop(M, steps, *args)`` running the device function of ``step``'s
+    source, ``step(M, t, *args)`` calling ``cell``, for every ``t`` below ``steps`` in one
+    cooperative launch, a grid barrier after each."""
+    device = compile_device(rec, step, "step", {"cuda": cuda_module(), "cell": cell})
+    args = arg_tail(nargs)
+    e = Emitter()
+    with e.block(f"def coop(M, steps{args})"):
+        e("grid = cuda.cg.this_grid()")
+        with e.block("for t in range(steps)"):
+            e(f"step(M, t{args})", "grid.sync()")
+    return compile_kernel(rec, e.source, "coop", step=device)
 
 
 def stage_fill(rec: Recurrence, cells: np.ndarray, ptr: np.ndarray,

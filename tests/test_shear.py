@@ -1,0 +1,101 @@
+"""Sheared fills (:mod:`runtime.backends.shear`): a 2-D recurrence only a hyperplane fits,
+filled as NOSE on its sheared table, against the sequential reference, on random reads
+at constant offsets, tables of odd shapes, and the CPU and the CUDA simulator."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sources import same
+
+from depgraph import analyze, cell_ir, fill, load
+from depgraph.analysis.certify import Certificate, certificate
+from patterns import select
+from patterns.hyperplane import find, shear
+from runtime.backends.shear import sheared_recurrence, unshear
+
+TEMPLATE = """
+W = np.arange({n} * {m}, dtype={dtype}).reshape({n}, {m}) % 11
+@recurrence(shape=({n}, {m}), dtype={dtype}, args=(W,))
+def rnd(M, i, j, W):
+    s = W[i, j] + i
+{reads}
+    return s {tail}
+"""
+READ = """    if 0 <= i + {a} < M.shape[0] and 0 <= j + {b} < M.shape[1]:
+        s = s + M[i + {a}, j + {b}] * {k}"""
+
+
+def _source(reads, n, m, dtype="np.int64"):
+    body = "\n".join(READ.format(a=a, b=b, k=k + 2) for k, (a, b) in enumerate(reads))
+    tail = "% 1000003" if "int" in dtype else "* 0.25"
+    return TEMPLATE.format(n=n, m=m, dtype=dtype, reads=body.replace("+ -", "- "), tail=tail)
+
+
+def _offset_sets(count):
+    """Random sets of 2-3 read offsets no pattern allows but a shear fits."""
+    rng = np.random.default_rng(11)
+    regions = {(-1, -1): "UpLeft", (-1, 0): "Up", (-1, 1): "UpRight", (0, -1): "Left",
+               (0, 1): "Right", (1, -1): "DownLeft", (1, 0): "Down", (1, 1): "DownRight"}
+    out = []
+    while len(out) < count:
+        reads = list({tuple(int(x) for x in rng.integers(-2, 3, size=2)) for _ in range(3)})
+        if (0, 0) in reads:
+            continue
+        names = {regions[(int(np.sign(a)), int(np.sign(b)))] for a, b in reads}
+        if select(names, (6, 6)) is None and shear(reads, (6, 6)) is not None:
+            out.append(reads)
+    return out
+
+
+@pytest.mark.parametrize("reads", [r if k < 2 else pytest.param(r, marks=pytest.mark.slow)
+                                   for k, r in enumerate(_offset_sets(5))])
+@pytest.mark.parametrize("shape", [(1, 6), (6, 1), (5, 9),
+                                   pytest.param((9, 4), marks=pytest.mark.slow)])
+def test_a_sheared_fill_equals_the_reference(write_rec, reads, shape):
+    rec = load(write_rec(_source(reads, *shape)))
+    ir = cell_ir(rec)
+    sh = shear(reads, rec.shape)
+    if sh is None or find(reads, rec.shape) is None:
+        pytest.skip("no shear at this shape")
+    assert isinstance(certificate(rec, ir), Certificate)
+    reference = analyze(rec).table
+    sheared = sheared_recurrence(rec, ir, sh)
+    same(unshear(analyze(sheared).table, sh, rec.shape), reference)
+    r = fill(rec, backend="cpu", schedule="hyperplane", verify=True)
+    assert r.schedule == "hyperplane"
+    same(r.table, reference)
+
+
+def test_the_sheared_fill_on_the_simulator_and_in_floats(write_rec):
+    reads = [(-1, 1), (0, -1)]
+    rec = load(write_rec(_source(reads, 7, 9, "np.float64")))
+    reference = analyze(rec).table
+    for backend in ("cuda", "cpu"):
+        r = fill(rec, backend=backend, schedule="hyperplane", verify=True)
+        assert any("sheared" in n for n in r.notes), r.notes
+        same(r.table, reference)
+
+
+def test_a_fill_whose_reads_are_not_proven_takes_the_checked_steps(write_rec):
+    # the guard reads W's width, not M's: no certificate, so no shear (its extra cells
+    # would hide a read out of the table), the checked hyperplane steps instead
+    rec = load(write_rec("""
+W = np.ones((6, 8), dtype=np.int64)
+@recurrence(shape=(6, 8), dtype=np.int64, args=(W,))
+def skew(M, i, j, W):
+    if i == 0 or j == 0 or j + 1 >= W.shape[1]:
+        return 1
+    return M[i - 1, j + 1] + M[i, j - 1]
+"""))
+    r = fill(rec, backend="cpu", schedule="hyperplane", verify=True)
+    assert not any("sheared" in n for n in r.notes)
+    assert any("the fill checks each read" in n for n in r.notes)
+
+
+def test_each_constant_offset_read_keeps_its_offset_in_the_frame():
+    for reads in itertools.islice(_offset_sets(20), 20):
+        sh = shear(reads, (6, 6))
+        for d in reads:
+            dp, dq = sh.offset(d)
+            assert dp <= 0 and dq <= 0
