@@ -32,6 +32,7 @@ from depgraph.views.render import (
     regions_view,
     render,
     stages_view,
+    summary,
 )
 from depgraph.views.render_dag import DX, DY, node_name
 from depgraph.views.render_plots import block_max, critical_path
@@ -75,6 +76,13 @@ def cube(M, i, j, k):
     if i == 0 or j == 0 or k == 0:
         return 1
     return M[i - 1, j, k] + M[i, j - 1, k] + M[i, j, k - 1]
+
+
+@recurrence(shape=(4, 6), dtype=np.int64)
+def skew(M, i, j):
+    if i == 0 or j == 0 or j == 5:
+        return 1
+    return M[i - 1, j + 1] + M[i, j - 1]
 
 
 @recurrence(shape=(12,), dtype=np.int64)
@@ -309,16 +317,36 @@ def test_three_dimensional_table_by_slices(tmp_path):
     assert img.shape == (4, 5)
     assert "M[1, :, :]" in stages_view(a, "1,:,:").texts[0].get_text()
     assert_format(render(a, "pattern", tmp_path / "p.png", slice=":,:,4"))
-    with pytest.raises(UsageError, match="slice="):
-        stages_view(a)
+    _, img = _image(stages_view(a))  # by default the middle slice of the first axis
+    assert np.array_equal(img, a.stage_table()[a.recurrence.shape[0] // 2])
+    assert "slice M[" in stages_view(a).texts[0].get_text()
     with pytest.raises(RecurrenceError, match="2-D"):
         regions_view(a)
+
+
+def test_pattern_view_draws_the_hyperplanes_where_no_pattern_fits():
+    a = analysis_of(cube)  # reads along each axis: pi = (1, 1, 1)
+    fig = pattern_view(a, "1,:,:")
+    title = fig.texts[0].get_text()
+    assert "hyperplane pi = (1, 1, 1)" in title and "M[1, :, :]" in title
+    _, img = _image(fig)
+    rows, cols = np.indices(img.shape)
+    assert np.array_equal(img, 1 + rows + cols)  # the step pi . x of each cell
+    s = analysis_of(skew)
+    fig = pattern_view(s)
+    assert "hyperplane pi = (2, 1)" in fig.texts[0].get_text()
+    _, img = _image(fig)
+    rows, cols = np.indices(img.shape)
+    assert np.array_equal(img, 2 * rows + cols)
+    assert summary(s, "pattern") == "no pattern; hyperplane pi = (2, 1): 12 steps"
 
 
 def test_parse_slice():
     full = slice(None)
     assert parse_slice("2, :, :", (3, 4, 5)) == (2, full, full)
     assert parse_slice(None, (7,)) == (full,)
+    assert parse_slice(None, (3, 4, 5)) == (1, full, full)
+    assert parse_slice(None, (3, 4, 5, 6)) == (1, 2, full, full)
     for bad in (":,:,:", "1,2,:", ":,:", ":,:,5", ":,:,x", ":,:,-1"):
         with pytest.raises(UsageError):
             parse_slice(bad, (3, 4, 5))
@@ -437,7 +465,10 @@ def test_cli_checks_before_tracing(write_rec, tmp_path, capsys):
 
 def test_cli_k_dimensional_tables(write_rec, tmp_path, capsys):
     src = write_rec(CUBE)
-    assert main(["render", src, "--view", "stages", "-o", str(tmp_path / "o.png")]) == 2
+    assert main(["render", src, "--view", "stages", "-o", str(tmp_path / "o.png")]) == 0
+    assert_format(tmp_path / "o.png")
+    assert main(["render", src, "--view", "stages", "--slice", ":,:",
+                 "-o", str(tmp_path / "o.png")]) == 2
     assert "--slice :,:,0" in capsys.readouterr().err
     assert main(["render", src, "--view", "regions", "-o", str(tmp_path / "o.png")]) == 1
     assert "regions are defined for 2-D tables" in capsys.readouterr().err

@@ -8,7 +8,8 @@ view is also a library function that returns the figure object, apart from writi
   dependency ``y`` in ``Γ(x)``.  Tables larger than ``max_cells`` are refused.
 - :func:`stages_view` -> matplotlib ``Figure``: every cell's stage as a heat map with the
   stage count, the widest stage and one critical (longest) path; aggregated by block
-  maximum when cells outnumber pixels.  k-D tables show a 2-D slice.
+  maximum when cells outnumber pixels.  k-D tables show a 2-D slice (by default the
+  middle one of the leading axes).
 - :func:`regions_view` -> ``Figure``: the 3x3 region glyph (thesis figure 4.2) with the
   reads per region, beside the allowed regions of the eight patterns.
 - :func:`pattern_view` -> ``Figure``: the selected pattern's step of every cell and the
@@ -117,7 +118,8 @@ def dag_view(analysis: Analysis, max_cells: int = DEFAULT_MAX_CELLS) -> graphviz
 def stages_view(analysis: Analysis, slice: str | Sequence[Any] | None = None) -> Figure:
     """Heat map of every cell's stage with the critical path (a matplotlib ``Figure``).
 
-    ``slice`` picks a 2-D slice of a k-D table (k > 2), e.g. ``":,:,3"``; 1-D tables show
+    ``slice`` picks a 2-D slice of a k-D table (k > 2), e.g. ``":,:,3"`` (by default the
+    last two axes at the middle of each other axis); 1-D tables show
     as a 1 x n strip.  Large tables are aggregated (block maximum), never one patch a cell.
     """
 
@@ -138,7 +140,9 @@ def pattern_view(analysis: Analysis, slice: str | Sequence[Any] | None = None) -
     """The selected pattern's fill order: the step of every cell and the sweep direction.
 
     With no pattern (none fits, or the table is not 2-D) the title says so and the
-    stage order is shown instead; ``slice`` as in :func:`stages_view`.
+    stage order is shown instead, or, where a hyperplane fits
+    (:mod:`depgraph.analysis.schedule`), each cell's hyperplane step; ``slice`` as in
+    :func:`stages_view`.
     """
 
     return pattern_figure(analysis, parse_slice(slice, analysis.recurrence.shape))
@@ -151,7 +155,8 @@ def parse_slice(spec: str | Sequence[Any] | None, shape: Sequence[int]) -> tuple
     """Turn a slice spec (``--slice``) into an index tuple with exactly two full slices (one for 1-D).
 
     ``spec`` has one entry per axis: ``:`` for the two axes to show, an index for every
-    other axis.  2-D tables need no slice; 1-D tables need none and show as a strip.
+    other axis; without one, a k-D table shows its last two axes at the middle index of
+    each other axis.  2-D tables need no slice; 1-D tables need none and show as a strip.
 
     Examples
     --------
@@ -159,10 +164,8 @@ def parse_slice(spec: str | Sequence[Any] | None, shape: Sequence[int]) -> tuple
     (slice(None, None, None), slice(None, None, None), 3)
     >>> parse_slice(None, (4, 5))
     (slice(None, None, None), slice(None, None, None))
-    >>> parse_slice(None, (4, 5, 6))
-    Traceback (most recent call last):
-    ...
-    depgraph.errors.UsageError: a 3-D table (shape (4, 5, 6)) is drawn one 2-D slice at a time: give slice=... with one entry per axis, ':' for the two axes to show and an index for each other axis, e.g. slice=':,:,0' or slice='0,:,:'
+    >>> parse_slice(None, (4, 5, 6))   # k-D: the middle of each leading axis
+    (2, slice(None, None, None), slice(None, None, None))
     """
     shape = tuple(int(s) for s in shape)
     k = len(shape)
@@ -170,12 +173,7 @@ def parse_slice(spec: str | Sequence[Any] | None, shape: Sequence[int]) -> tuple
     if isinstance(spec, tuple) and all(isinstance(p, (int, slice)) for p in spec):
         parts: list[str] = [":" if isinstance(p, slice) else str(p) for p in spec]
     elif spec is None:
-        if k <= 2:
-            return (full,) * k
-        raise UsageError(
-            f"a {k}-D table (shape {shape}) is drawn one 2-D slice at a time: "
-            f"{_slice_syntax(k)}"
-        )
+        return tuple(n // 2 for n in shape[:-2]) + (full,) * min(k, 2)
     else:
         parts = [p.strip() for p in str(spec).split(",")]
     want = min(k, 2)
@@ -398,6 +396,9 @@ def summary(analysis: Analysis, view: str) -> str:
         regs = ", ".join(analysis.regions or ()) or "no reads"
         return f"reads {regs}; pattern {analysis.pattern or 'none'}"
     cls = analysis.classification
+    sched = analysis.schedule
+    if cls.pattern is None and sched is not None and sched.kind == "hyperplane":
+        return f"no pattern; hyperplane pi = {tuple(sched.pi or ())}: {sched.steps:,} steps"
     if cls.pattern is None:
         return f"no pattern, {st.count:,} stages shown"
     return f"pattern {cls.pattern}: {cls.pattern_stages:,} steps (minimal stages {st.count:,})"

@@ -18,6 +18,7 @@ import numpy as np
 
 from depgraph.usercache import compiled
 from patterns import BY_CODE, PATTERNS, REGION_CODE, REGIONS, breaking_regions
+from patterns.hyperplane import Hyperplane
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -476,6 +477,9 @@ def pattern_figure(analysis: Analysis, index: Sequence[Any]) -> Figure:
     rec, st, cls = analysis.recurrence, analysis.stages, analysis.classification
     shape = tuple(rec.shape)
     code = cls.pattern
+    sched = analysis.schedule
+    if code is None and sched is not None and sched.kind == "hyperplane" and sched.pi:
+        return _hyperplane_figure(analysis, Hyperplane(sched.pi), sched.basis, index)
     if code is None:
         if len(shape) != 2:
             where = slice_text(index, shape)
@@ -509,6 +513,35 @@ def pattern_figure(analysis: Analysis, index: Sequence[Any]) -> Figure:
     fig, ax, _, _, _ = _heat(values, steps, STEP_CMAP, f"step of {code} (0 = first launch)",
                           title, ("row i", "column j"))
     _sweep_arrow(ax, code, rows, cols)
+    return fig
+
+
+def _hyperplane_figure(analysis: Analysis, found: Hyperplane, basis: str,
+                       index: Sequence[Any]) -> Figure:
+    """Pattern view of a recurrence no pattern fits but a hyperplane does: the step
+    ``pi . x`` of every cell of the slice shown."""
+    rec, st = analysis.recurrence, analysis.stages
+    shape = tuple(rec.shape)
+    axes = np.indices(tuple(n for n, k in zip(shape, index) if isinstance(k, slice)))
+    free = iter(axes)
+    cells = np.stack([next(free) if isinstance(k, slice) else np.full(axes.shape[1:], k)
+                      for k in index], axis=-1)
+    values = found.step_of(cells.reshape(-1, len(shape)), shape).reshape(axes.shape[1:])
+    steps = found.steps(shape)
+    where = slice_text(index, shape)
+    extra = steps - st.count
+    verdict = (f"as few as the {_fmt(st.count)} minimal stages" if extra <= 0 else
+               f"{_fmt(extra)} more than the {_fmt(st.count)} minimal stages")
+    title = (f"{rec.name} ({_dims(shape)})" + (f", slice {where}" if where else "")
+             + (": no pattern fits" if len(shape) == 2 else
+                f": patterns are for 2-D tables, this one is {len(shape)}-D")
+             + f"; hyperplane pi = {found.text()}\n{_fmt(steps)} steps "
+             f"(one parallel launch each, cells with equal pi . x together): {verdict}\n"
+             + textwrap.shorten(basis, 110))
+    if values.ndim == 1:
+        values = values[None, :]
+    fig, _, _, _, _ = _heat(values, steps, STEP_CMAP, "step pi . x (0 = first launch)", title,
+                            _axis_labels(shape, index))
     return fig
 
 
