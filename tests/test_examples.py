@@ -1,10 +1,14 @@
-"""The example recurrences: the thesis's four case studies (``examples/``) and the catalog
-of problems from the thesis's table of Lew & Mauch's problems (``examples/catalog/``).
+"""The example recurrences: the thesis's four case studies (``examples/``), the catalog
+of problems from the thesis's table of Lew & Mauch's problems (``examples/catalog/``),
+and three recurrences only a hyperplane schedules (``examples/skew.py``,
+``floyd_warshall.py``, ``lcs3.py``).
 
-For every file, at a few sizes: the pattern depgraph selects is the thesis's (or a
-documented deviation), every read falls in that pattern's regions, and the traced table
-equals the module's ``reference`` (a different implementation of the same DP: memoised,
-vectorised, a closed form or another algorithm).  Then the thesis's own answers, tables of
+For every file of the thesis's table, at a few sizes: the pattern depgraph selects is the
+thesis's (or a documented deviation), every read falls in that pattern's regions, and the
+traced table equals the module's ``reference`` (a different implementation of the same
+DP: memoised, vectorised, a closed form or another algorithm).  For the hyperplane files:
+no pattern, the expected hyperplane, every traced read on an earlier hyperplane, the
+reference table, and fills by that hyperplane.  Then the thesis's own answers, tables of
 odd shapes, answers checked by brute force or another algorithm, and numba compilation.
 """
 
@@ -19,7 +23,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import depgraph
 from depgraph import Family, analyze, load
+from depgraph.analysis.schedule import traced_offsets
 from depgraph.frontend.loader import definitions, load_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +70,10 @@ THESIS = {
     "shortest_path_acyclic": "CLR",
 }
 
+# Examples outside the thesis's table: no 2-D pattern fits (skew reads Left and UpRight)
+# or the table is 3-D; the hyperplane pi (cell x in step pi . x) does (file -> pi).
+HYPERPLANES = {"skew": (2, 1), "floyd_warshall": (1, 0, 0), "lcs3": (1, 1, 1)}
+
 # Files whose honest 2-D formulation selects another pattern than the thesis lists
 # (file -> selected pattern).  None: every formulation gives the thesis's pattern.
 DEVIATIONS: dict[str, str] = {}
@@ -105,7 +115,7 @@ def _sizes(stem: str) -> tuple[int, ...]:
     return (2, 7, 16) if stem in NO_READS_AT_1 else (1, 7, 16)
 
 
-CASES = [(stem, n) for stem in FILES for n in _sizes(stem)]
+CASES = [(stem, n) for stem in FILES if stem in THESIS for n in _sizes(stem)]
 
 _modules: dict[str, object] = {}
 
@@ -121,8 +131,8 @@ def module(stem: str):
     return _modules[stem]
 
 
-def expected(stem: str) -> str:
-    return DEVIATIONS.get(stem, THESIS[stem])
+def expected(stem: str) -> str | None:
+    return DEVIATIONS.get(stem, THESIS.get(stem))
 
 
 def assert_same_table(got: np.ndarray, want: np.ndarray) -> None:
@@ -137,7 +147,8 @@ def assert_same_table(got: np.ndarray, want: np.ndarray) -> None:
 
 
 def test_every_problem_has_a_file():
-    assert set(FILES) == set(THESIS)
+    assert set(FILES) == set(THESIS) | set(HYPERPLANES)
+    assert not set(THESIS) & set(HYPERPLANES)
     catalog = list((EXAMPLES / "catalog").glob("*.py"))
     assert len(catalog) >= 14
 
@@ -152,7 +163,7 @@ def test_file_defines_one_family(stem):
 @pytest.mark.parametrize("stem", sorted(FILES))
 def test_module_states_the_thesis_pattern(stem):
     mod = module(stem)
-    assert mod.THESIS_PATTERN == THESIS[stem]
+    assert mod.THESIS_PATTERN == THESIS.get(stem)
     assert mod.EXPECTED_PATTERN == expected(stem)
     assert mod.PROBLEM and mod.FORMULATION and mod.__doc__
 
@@ -468,6 +479,167 @@ def test_optimal_bst_small():
     a = analyze(mod.make_optimal_bst([1, 10, 1]))
     # root the heavy key: 10 * 1 + 1 * 2 + 1 * 2
     assert a.table[0, 2] == 14
+
+
+# --- hyperplane schedules: examples no pattern fits ----------------------------------------
+
+
+def _steps(pi: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """Distinct values of ``pi . x`` over the table, by enumeration."""
+    return len({sum(p * x for p, x in zip(pi, cell)) for cell in np.ndindex(*shape)})
+
+
+def assert_hyperplane(a, pi: tuple[int, ...]) -> None:
+    """No pattern, the hyperplane ``pi`` with its step count, and every traced read on an
+    earlier hyperplane."""
+    shape = a.recurrence.shape
+    assert a.pattern is None
+    assert a.patterns == (() if len(shape) == 2 else None)
+    steps = _steps(pi, shape)
+    assert (a.schedule.kind, a.schedule.pi, a.schedule.steps) == ("hyperplane", pi, steps)
+    assert a.to_json()["schedule"] == {"kind": "hyperplane", "pi": list(pi), "steps": steps}
+    assert np.all(traced_offsets(a.graph) @ np.array(pi) <= -1)
+
+
+HYPERPLANE_CASES = [(stem, n) for stem in sorted(HYPERPLANES) for n in (2, 7, 12)]
+
+
+@pytest.mark.parametrize(("stem", "n"), HYPERPLANE_CASES)
+def test_hyperplane_schedule_and_table(stem, n):
+    mod = module(stem)
+    rec = load(FILES[stem], size=n)
+    assert rec.ndim == len(HYPERPLANES[stem])
+    a = analyze(rec)
+    assert a.graph.n_edges > 0
+    assert_hyperplane(a, HYPERPLANES[stem])
+    if stem == "skew":
+        assert a.regions == ("Left", "UpRight")
+    assert_same_table(a.table, mod.reference(*mod.data(n)))
+
+
+def test_hyperplane_examples_at_size_one():
+    # Floyd-Warshall on one vertex is a 2 x 1 x 1 stack and the LCS of three 1-letter
+    # strings a 2 x 2 x 2 cube: still their hyperplanes.  Skew's 1 x 2 grid has no row
+    # above, so it reads Left only and CLR (one column a step) fits it.
+    for stem in ("floyd_warshall", "lcs3"):
+        mod = module(stem)
+        a = analyze(load(FILES[stem], size=1))
+        assert_hyperplane(a, HYPERPLANES[stem])
+        assert_same_table(a.table, mod.reference(*mod.data(1)))
+    mod = module("skew")
+    a = analyze(load(FILES["skew"], size=1))
+    assert a.table.shape == (1, 2) and a.regions == ("Left",)
+    assert (a.pattern, a.schedule.kind, a.schedule.steps) == ("CLR", "pattern", 2)
+    assert_same_table(a.table, mod.reference(*mod.data(1)))
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (5, 1), (4, 2), (2, 6)])
+def test_skew_rectangular(shape):
+    mod = module("skew")
+    A = np.random.default_rng(sum(shape)).integers(-9, 10, shape)
+    a = analyze(mod.make_skew(A))
+    assert_same_table(a.table, mod.reference(A))
+    if shape == (1, 5):  # one row: Left reads only
+        assert a.regions == ("Left",) and a.pattern == "CLR"
+    elif shape == (5, 1):  # one column: no left neighbour, no up-right one
+        assert a.graph.n_edges == 0 and a.pattern == "CLR"
+    else:
+        assert_hyperplane(a, (2, 1))
+
+
+@pytest.mark.parametrize("stem", sorted(HYPERPLANES))
+def test_hyperplane_fills(stem):
+    """The CPU and Python fills give the reference table; ``auto`` on the CPU may judge a
+    small table faster filled sequentially."""
+    mod = module(stem)
+    pi = HYPERPLANES[stem]
+    rec = load(FILES[stem], size=5)
+    want = mod.reference(*mod.data(5))
+    res = depgraph.fill(rec, backend="cpu", schedule="auto", verify=True)
+    assert res.schedule in ("hyperplane", "sequential")
+    assert res.verified and np.array_equal(res.table, want)
+    res = depgraph.fill(rec, backend="cpu", schedule="hyperplane", verify=True)
+    assert (res.schedule, res.pi, res.steps) == ("hyperplane", pi, _steps(pi, rec.shape))
+    assert res.verified and np.array_equal(res.table, want)
+    res = depgraph.fill(rec, backend="python", schedule="auto", verify=True)
+    assert (res.schedule, res.pi) == ("hyperplane", pi)
+    assert res.verified and np.array_equal(res.table, want)
+
+
+def _best_walks(A: np.ndarray) -> np.ndarray:
+    """The best sum of a walk (steps right or down-left, from any cell) ending at each
+    cell, over every walk: a step adds 1 to ``2i + j``, so walks are finite."""
+    n, m = A.shape
+    best = np.full(A.shape, np.iinfo(np.int64).min, dtype=np.int64)
+    todo = [(i, j, 0) for i, j in np.ndindex(n, m)]  # (cell, sum before it)
+    while todo:
+        i, j, total = todo.pop()
+        total += int(A[i, j])
+        best[i, j] = max(best[i, j], total)
+        if j + 1 < m:
+            todo.append((i, j + 1, total))
+        if i + 1 < n and j > 0:
+            todo.append((i + 1, j - 1, total))
+    return best
+
+
+def test_skew_matches_every_walk():
+    mod = module("skew")
+    for shape in ((3, 4), (4, 3), (2, 5)):
+        A = np.random.default_rng(7 * shape[0] + shape[1]).integers(-9, 10, shape)
+        assert_same_table(analyze(mod.make_skew(A)).table, _best_walks(A))
+
+
+def test_floyd_warshall_layers_match_bellman_ford():
+    # Layer k by Bellman-Ford from each source, relaxing only out of the source and the
+    # vertices below k (the path's interior vertices).
+    mod = module("floyd_warshall")
+    for n in (1, 4, 8):
+        (W,) = mod.data(n)
+        table = analyze(mod.make_floyd_warshall(W)).table
+        for k in range(n + 1):
+            for s in range(n):
+                dist = [mod.NO_EDGE] * n
+                dist[s] = 0
+                for _ in range(n):
+                    for u in [s, *range(k)]:
+                        for v in range(n):
+                            if dist[u] < mod.NO_EDGE and W[u, v] < mod.NO_EDGE:
+                                dist[v] = min(dist[v], dist[u] + int(W[u, v]))
+                assert table[k, s].tolist() == dist, (n, k, s)
+        assert np.all(np.diff(table, axis=0) <= 0)  # more intermediates never cost more
+
+
+def _lcs3_brute(x: str, y: str, z: str) -> int:
+    """Longest subsequence of ``x`` that is also one of ``y`` and of ``z``."""
+    def within(sub, s):
+        it = iter(s)
+        return all(c in it for c in sub)
+
+    for r in range(len(x), -1, -1):
+        if any(within(sub, y) and within(sub, z) for sub in itertools.combinations(x, r)):
+            return r
+    return 0
+
+
+def test_lcs3_known_answers():
+    mod = module("lcs3")
+    assert analyze(mod.make_lcs3("AGGT12", "12TXAYB", "12XBA")).table[-1, -1, -1] == 2
+    assert analyze(mod.make_lcs3("geeks", "geeksfor", "geeksforgeeks")).table[-1, -1, -1] == 5
+    # with the third string a copy of the second: the thesis's two-string answer
+    assert analyze(mod.make_lcs3(b"AGCGTAG", b"GTCAGA", b"GTCAGA")).table[-1, -1, -1] == 4
+
+
+def test_lcs3_matches_brute_force():
+    # every prefix triple of small random strings (empty ones included)
+    mod = module("lcs3")
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        x, y, z = ("".join(rng.choice(list("ACGT"), rng.integers(0, 5))) for _ in range(3))
+        table = analyze(mod.make_lcs3(x, y, z)).table
+        assert table.shape == (len(x) + 1, len(y) + 1, len(z) + 1)
+        for i, j, k in np.ndindex(*table.shape):
+            assert table[i, j, k] == _lcs3_brute(x[:i], y[:j], z[:k]), (x, y, z, i, j, k)
 
 
 # --- numba can compile every cell function -------------------------------------------------

@@ -6,8 +6,8 @@ Run from the repository root::
 
 It loads every ``examples/*.py`` and ``examples/catalog/*.py`` family at one size,
 runs ``depgraph.analyze`` and prints the regions its reads fall in (edges per region),
-the pattern the thesis's table lists, the pattern depgraph selects and every matching
-pattern.  It also analyses a few other layouts of the same DPs, to show where the
+the pattern the thesis's table lists, the pattern depgraph selects, every matching
+pattern and the schedule (the pattern, else a hyperplane, else the stages).  It also analyses a few other layouts of the same DPs, to show where the
 pattern depends on how the table is laid out.  (This script lives in ``examples/tools/``
 so that globs over ``examples/*.py`` and ``examples/catalog/*.py`` see recurrence files
 only.)
@@ -38,8 +38,20 @@ def _module(path: Path):
 
 
 def _reads(a) -> str:
+    if a.regions is None:  # regions are defined for 2-D tables only
+        return f"n/a ({a.recurrence.ndim}-D)"
     counts = a.classification.region_counts or {}
     return ", ".join(f"{r} ({counts[r]})" for r in a.regions) or "none"
+
+
+def _schedule(a) -> str:
+    """The schedule's kind: the pattern's code, the hyperplane's ``pi``, or stages."""
+    s = a.schedule
+    if s.kind == "pattern":
+        return s.pattern
+    if s.kind == "hyperplane":
+        return f"hyperplane pi = {tuple(s.pi)}"
+    return "stages"
 
 
 def rows():
@@ -55,11 +67,13 @@ def rows():
             "size": n,
             "shape": "x".join(map(str, a.recurrence.shape)),
             "reads": _reads(a),
+            "catalog": path.parent.name == "catalog",
             "thesis": mod.THESIS_PATTERN,
             "selected": a.pattern,
-            "matching": ", ".join(a.patterns),
+            "matching": "n/a" if a.patterns is None else ", ".join(a.patterns) or "none",
+            "schedule": _schedule(a),
             "stages": a.stages.count,
-            "steps": a.classification.pattern_stages,
+            "steps": a.schedule.steps,
         }
 
 
@@ -129,24 +143,35 @@ formulation (rows, columns, recurrence, reference) and its data.
 Columns: **reads** are the regions of the direct dependencies found by the trace, with
 the number of distinct edges in each; **thesis** is the pattern in the thesis's table;
 **selected** is the pattern depgraph picks (fewest steps, ties in canonical order);
-**matching** lists every pattern whose regions hold all reads; **stages** is the minimal
-stage count (Algorithm 1) and **steps** the selected pattern's step count.
+**matching** lists every pattern whose regions hold all reads; **schedule** is how
+depgraph fills the table in parallel steps: the selected pattern, else the hyperplane
+`pi` with the fewest steps (cell `x` in step `pi . x`), else the stages; **stages** is
+the minimal stage count (Algorithm 1) and **steps** the schedule's step count.  A dash
+in **thesis** or **selected**: the problem is not in the thesis's table, or no pattern
+applies.
 """
 
 
 def main() -> None:
     table = list(rows())
     print(HEADER.format(size=SIZE, small=", ".join(f"{v} for `{k}`" for k, v in SMALL.items())))
-    print("| file | problem | formulation | shape | reads | thesis | selected | matching | stages | steps |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| file | problem | formulation | shape | reads | thesis | selected | matching | schedule "
+          "| stages | steps |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in table:
         flag = "" if r["selected"] == r["thesis"] else " **(differs)**"
         print(f"| `{r['file']}` | {r['problem']} | `{r['formulation']}` | {r['shape']} | {r['reads']} "
-              f"| {r['thesis']} | {r['selected']}{flag} | {r['matching']} | {r['stages']} | {r['steps']} |")
-    differs = [r for r in table if r["selected"] != r["thesis"]]
+              f"| {r['thesis'] or '—'} | {r['selected'] or '—'}{flag} | {r['matching']} "
+              f"| {r['schedule']} | {r['stages']} | {r['steps']} |")
+    thesis = [r for r in table if r["thesis"] is not None]
+    beyond = [r for r in table if r["thesis"] is None]
+    cases = sum(not r["catalog"] for r in thesis)
+    differs = [r for r in thesis if r["selected"] != r["thesis"]]
     print()
-    print(f"{len(table)} files: the thesis's 4 case studies and {len(table) - 4} catalog problems; "
-          f"{len(table) - len(differs)} select the thesis's pattern, {len(differs)} differ.")
+    print(f"{len(table)} files: the thesis's {cases} case studies, {len(thesis) - cases} catalog "
+          f"problems and {len(beyond)} recurrences outside the thesis's table; of the thesis's "
+          f"{len(thesis)}, {len(thesis) - len(differs)} select the thesis's pattern, "
+          f"{len(differs)} differ.")
     print()
     print("## Where the trace and the thesis disagree")
     print()
@@ -168,6 +193,10 @@ def main() -> None:
     for name, layout, reads, pattern, ours in layouts():
         print(f"| {name} | {layout} | {reads} | {pattern} | {ours} |")
     print(NOTES)
+    print(BEYOND)
+    for r in beyond:
+        print(f"- `{r['file']}` ({r['problem']}, shape {r['shape']}): {r['schedule']}, "
+              f"{r['steps']} steps against {r['stages']} minimal stages.")
 
 
 NOTES = """
@@ -210,6 +239,22 @@ reads its own row (Left) and is NOSE.  The tests check that both give the same t
   brute force (Kruskal for the MST, permutations for the assignment, the profit-greedy
   schedule for deadlines, enumeration for ILP, covering and two-processor scheduling,
   Cormen's forward FASTEST-WAY for the assembly line).
+"""
+
+BEYOND = """
+## Beyond the eight patterns: hyperplanes
+
+Three files are not in the thesis's table: recurrences no pattern schedules, each filled
+by a hyperplane `pi` instead (cell `x` runs in step `pi . x`; every read is on an
+earlier step), found from the reads' offsets in the source
+(`patterns/hyperplane.py`).  The best walk with steps right and down-left
+(`examples/skew.py`) reads Left and UpRight, which no pattern's regions hold together;
+`pi = (2, 1)` puts both reads one step back.  Floyd-Warshall's `(n+1) x n x n` stack of
+distance matrices and the LCS of three strings are 3-D, where regions and patterns are
+not defined: one layer a step, `pi = (1, 0, 0)`, and the anti-diagonal planes
+`i + j + k = t`, `pi = (1, 1, 1)`.  The hyperplane can take more steps than the minimal
+stages (the LCS of three strings: its base cases are all in stage 0, not spread along
+the planes), but needs no graph.
 """
 
 
