@@ -11,7 +11,8 @@ It writes
   ``depgraph.render.render`` that ``depgraph render`` calls;
 - ``docs/img/pattern_<CODE>.png`` and ``docs/img/regions_<CODE>.png``: one example that
   selects each of the eight patterns, with its fill order and its region glyph;
-- ``docs/patterns/<CODE>.md``: the page of each pattern, with the numbers of that example.
+- ``docs/patterns/<CODE>.md``: the page of each pattern, with the numbers of that example;
+- ``docs/img/<example>_pattern.png``: the hyperplane of the examples no pattern fits.
 
 Examples come from ``examples/`` and ``examples/catalog/`` (each module states
 ``EXPECTED_PATTERN``).  No file there selects SENO or NESO, so two small recurrences
@@ -322,10 +323,21 @@ regions each allows, ● for a region read and allowed, ✗ for one read but not
     print(f"wrote {path.relative_to(ROOT)}")
 
 
+#: The examples no pattern fits (file, family size): their hyperplane's pattern view.
+HYPERPLANES = [("skew", 10), ("lcs3", 8)]
+
+
+def hyperplane_pictures() -> None:
+    for stem, size in HYPERPLANES:
+        a = _analyze(depgraph.load(ROOT / "examples" / f"{stem}.py", size=size))
+        _draw(a, "pattern", f"{stem}_pattern.png")
+
+
 def main() -> int:
     IMG.mkdir(parents=True, exist_ok=True)
     case_studies()
     pattern_pages()
+    hyperplane_pictures()
     return 0
 
 
