@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Hyperplane", "HyperplaneSource", "LIMITS", "find", "legal", "step_source",
-           "breaking_read", "Shear", "shear"]
+           "breaking_read", "Shear", "shear", "slab"]
 
 #: Largest ``|pi_k|`` :func:`find` tries, by number of dimensions (more dimensions, more
 #: candidate vectors: ``(2 L + 1) ** k``).
@@ -340,9 +340,12 @@ def step_source(pi: Sequence[int]) -> HyperplaneSource:
 
 @dataclass(frozen=True)
 class Shear:
-    """Coordinates ``(p, q) = U x + c`` of a 2-D table in which every read is up and/or
-    left (NOSE's regions): ``rows`` are ``U``'s rows, ``shift`` is ``c`` (the least
-    ``p`` and ``q`` on the table are 0) and ``box`` the sheared table's shape.
+    """Coordinates ``y = U x + c`` of a table, ``U`` an integer matrix of determinant
+    +-1 (its ``rows``; ``inverse`` its inverse, integer too), ``shift`` the ``c`` that
+    makes the least of each coordinate on the table 0, ``box`` the sheared table's shape.
+    ``frame`` says what the reads are in the new coordinates: ``"NOSE"`` (2-D: each up
+    and/or left, :func:`shear`) or ``"slab"`` (each on an earlier slab of the first axis,
+    :func:`slab`).
 
     Examples
     --------
@@ -355,36 +358,40 @@ class Shear:
     ((-1, 0), (0, -1))
     """
 
-    rows: tuple[tuple[int, int], tuple[int, int]]
-    shift: tuple[int, int]
-    box: tuple[int, int]
+    rows: tuple[tuple[int, ...], ...]
+    inverse: tuple[tuple[int, ...], ...]
+    shift: tuple[int, ...]
+    box: tuple[int, ...]
+    frame: str = "NOSE"
 
-    def to_frame(self, x: Sequence[int]) -> tuple[int, int]:
+    def to_frame(self, x: Sequence[int]) -> tuple[int, ...]:
         """The sheared coordinates of cell ``x``."""
-        (a, b), (c, d) = self.rows
-        return a * x[0] + b * x[1] + self.shift[0], c * x[0] + d * x[1] + self.shift[1]
+        return tuple(int(np.dot(r, x)) + c for r, c in zip(self.rows, self.shift))
 
-    def from_frame(self, y: Sequence[int]) -> tuple[int, int]:
+    def from_frame(self, y: Sequence[int]) -> tuple[int, ...]:
         """The cell at sheared coordinates ``y`` (maybe outside the table)."""
-        (a, b), (c, d) = self.rows
-        det = a * d - b * c
-        p, q = y[0] - self.shift[0], y[1] - self.shift[1]
-        return det * (d * p - b * q), det * (a * q - c * p)
+        moved = [v - c for v, c in zip(y, self.shift)]
+        return tuple(int(np.dot(r, moved)) for r in self.inverse)
 
-    def offset(self, d: Sequence[int]) -> tuple[int, int]:
+    def offset(self, d: Sequence[int]) -> tuple[int, ...]:
         """A read offset in the sheared coordinates."""
-        (a, b), (c, dd) = self.rows
-        return a * d[0] + b * d[1], c * d[0] + dd * d[1]
+        return tuple(int(np.dot(r, d)) for r in self.rows)
+
+
+def _inverse2(r1: Sequence[int], r2: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The inverse of the 2 x 2 integer matrix of rows ``r1``, ``r2`` (determinant +-1)."""
+    (a, b), (c, d) = r1, r2
+    det = a * d - b * c
+    return ((det * d, -det * b), (-det * c, det * a))
 
 
 def shear(offsets: Iterable[Sequence[int]], shape: Sequence[int], limit: int = 3
           ) -> Shear | None:
-    """The :class:`Shear` of a 2-D table of ``shape`` with reads at constant ``offsets``
-    whose sheared table has the fewest cells, among rows with entries up to ``limit``
-    (ties: the smaller entries, the smaller first row, so a shear that keeps the rows is
-    preferred); ``None``
-    when there is none (the reads need a hyperplane with larger entries, or have no
-    legal order).
+    """The NOSE :class:`Shear` of a 2-D table of ``shape`` with reads at constant
+    ``offsets`` whose sheared table has the fewest cells, among rows with entries up to
+    ``limit`` (ties: the smaller entries, the smaller first row, so a shear that keeps
+    the rows is preferred); ``None`` when there is none (the reads need a hyperplane with
+    larger entries, or have no legal order).
 
     Examples
     --------
@@ -409,5 +416,35 @@ def shear(offsets: Iterable[Sequence[int]], shape: Sequence[int], limit: int = 3
             if best is None or key < best[0]:
                 shift = (-int(np.minimum(r1, 0) @ sides), -int(np.minimum(r2, 0) @ sides))
                 rows = ((int(r1[0]), int(r1[1])), (int(r2[0]), int(r2[1])))
-                best = (key, Shear(rows, shift, spans))
+                best = (key, Shear(rows, _inverse2(*rows), shift, spans))
     return None if best is None else best[1]
+
+
+def slab(hyperplane: Hyperplane, shape: Sequence[int]) -> Shear | None:
+    """The :class:`Shear` whose first coordinate is the hyperplane's step (``pi . x``
+    less its least value) and whose others are the other axes' indices, so each step is
+    a contiguous slab of the sheared table; ``None`` unless ``pi`` has an entry +-1 (the
+    axis solved for, whose index the step and the others give back).
+
+    Examples
+    --------
+    >>> s = slab(Hyperplane((1, 1, 1)), (3, 4, 5))
+    >>> s.rows, s.shift, s.box
+    (((1, 1, 1), (0, 1, 0), (0, 0, 1)), (0, 0, 0), (10, 4, 5))
+    >>> s.to_frame((2, 3, 4)), s.from_frame((9, 3, 4)), s.offset((0, 0, -1))
+    ((9, 3, 4), (2, 3, 4), (-1, 0, -1))
+    """
+    pi = hyperplane.pi
+    if not any(abs(p) == 1 for p in pi):
+        return None
+    solved = _solved_axis(pi)
+    others = [k for k in range(len(pi)) if k != solved]
+    units = [tuple(int(k == o) for k in range(len(pi))) for o in others]
+    back = [0] * len(pi)  # x_solved = pi_s (y0 - c0 - sum of pi_o y_o): pi_s is +-1
+    back[0] = pi[solved]
+    for at, o in enumerate(others, 1):
+        back[at] = -pi[solved] * pi[o]
+    inverse = [tuple(int(at == others.index(k) + 1) for at in range(len(pi)))
+               if k != solved else tuple(back) for k in range(len(pi))]
+    return Shear((tuple(pi), *units), tuple(inverse), (-hyperplane.first(shape),) + (0,) * len(others),
+                 (hyperplane.span(shape), *(shape[o] for o in others)), "slab")

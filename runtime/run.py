@@ -34,6 +34,7 @@ from depgraph.frontend.source import SourceUnavailable
 from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE, step_line
+from patterns.hyperplane import Hyperplane
 from runtime.backends import cpu, python
 from runtime.backends.shear import sheared_recurrence
 from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
@@ -380,29 +381,57 @@ def _modelled_fill(rec: Recurrence, plan: Plan, layout: str, copy_back: bool,
 
 def _sheared(rec: Recurrence, backend: str, plan: Plan, copy_back: bool,
              progress: Progress | None) -> _Run | None:
-    """A 2-D fill by the plan's hyperplane as a fill of the sheared table, which the
-    pattern kernels take (:mod:`runtime.backends.shear`), then the cells gathered back;
-    ``None`` where the plan's reads are not known in bounds (a checked fill's) or not all
-    at constant offsets, or no shear puts them in NOSE's regions."""
-    sh = shear_of(plan)
+    """A fill by the plan's hyperplane as a fill of the table sheared for it
+    (:mod:`runtime.backends.shear`), then the cells gathered back: a 2-D table's by the
+    pattern kernels (NOSE), a k-D table's on the GPU by its slabs (each step contiguous),
+    each read checked to be of a cell of the table; ``None`` where the plan takes no
+    shear (:func:`runtime.schedule.plan.shear_of`); ``_ChecksFailed`` when a check
+    failed."""
+    sh = shear_of(plan, backend)
     if sh is None:
         return None
     assert plan.hyperplane is not None  # shear_of checked it
-    inner = _fill(sheared_recurrence(rec, plan.ir, sh), backend, "auto", False, False, None,
-                  progress)
-    kept = inner.table if inner.table is not None else inner.device_table
+    sheared = sheared_recurrence(rec, plan.ir, sh)
+    if sh.frame == "NOSE":
+        inner = _fill(sheared, backend, "auto", False, False, None, progress)
+        kept = inner.table if inner.table is not None else inner.device_table
+        how, fill_s = inner.pattern or inner.schedule, inner.compute_s
+        h2d, jit = inner.h2d_s, inner.compile_s
+        said = "; ".join(n for n in inner.notes if n.startswith(("auto", "kernel")))
+    else:
+        res = _slab_fill(sheared, plan, sh)
+        kept, how, fill_s, h2d, jit, said = (res.device, "its slabs", res.compute_s,
+                                             res.h2d_s, res.compile_s, res.kernel)
     if backend == "cuda":
-        table, jit, gather, d2h = hyperplanes.unshear_fill(rec, kept, sh, copy_back)
+        table, unjit, gather, d2h = hyperplanes.unshear_fill(rec, kept, sh, copy_back)
     else:
         table, timing = cpu.unshear_fill(rec, plan.ir, kept, sh)
-        jit, gather, d2h = timing.compile_s, timing.run_s, 0.0
-    how = inner.pattern or inner.schedule
-    note = (f"sheared (rows {sh.rows}) into a {sh.box[0]}x{sh.box[1]} table whose reads "
-            f"NOSE allows, filled by {how} ({inner.compute_s * 1e3:.3g} ms; "
-            + "; ".join(n for n in inner.notes if n.startswith(("auto", "kernel")))
-            + f"), the cells gathered back in {gather * 1e3:.3g} ms")
-    return (table, plan.hyperplane.steps(rec.shape), inner.compute_s + gather, inner.h2d_s,
-            d2h, inner.compile_s + jit, note)
+        unjit, gather, d2h = timing.compile_s, timing.run_s, 0.0
+    note = (f"sheared (rows {sh.rows}) into a {'x'.join(map(str, sh.box))} table, filled by "
+            f"{how} ({fill_s * 1e3:.3g} ms; {said}), the cells gathered back in "
+            f"{gather * 1e3:.3g} ms")
+    return (table, plan.hyperplane.steps(rec.shape), fill_s + gather, h2d, d2h, jit + unjit,
+            note)
+
+
+def _slab_fill(sheared: Recurrence, plan: Plan, sh: Any) -> DeviceFill:
+    """The GPU fill of a k-D table's slab shear, one step a slab (light cells in one
+    cooperative launch), each read checked to be in the sheared table, on an earlier
+    slab and of a cell of the original table."""
+    ir = cell_ir(sheared)
+    first = Hyperplane((1,) + (0,) * (sheared.ndim - 1))
+    checks = Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi,
+                    (sh.inverse, sh.shift, plan.recurrence.shape))
+    res = None
+    if light(plan):
+        try:
+            res = hyperplanes.hyperplane_fill(sheared, ir, first, False, checks, cooperative=True)
+        except SourceUnavailable:  # cells its loads past L1 cannot read
+            pass
+    res = res or hyperplanes.hyperplane_fill(sheared, ir, first, False, checks)
+    if res.checks is not None and res.checks[0]:
+        raise _ChecksFailed()
+    return res
 
 
 def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back: bool,

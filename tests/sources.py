@@ -164,3 +164,15 @@ def _keep(*_):
 def decorated_cell(M, i, j, X):
     """A cell whose decorator makes a load of its own, outside the cell's body."""
     return X[i] + M[i - 1, j]
+
+
+#: A 2-D recurrence only a hyperplane fits, whose guard's bound is data, so no certificate
+#: proves its reads: format with the table's ``n`` rows and ``m`` columns.
+UNPROVEN_SKEW = """
+W = np.full(1, {m})
+@recurrence(shape=({n}, {m}), dtype=np.int64, args=(W,))
+def skew(M, i, j, W):
+    if i == 0 or j == 0 or j + 1 >= W[0]:
+        return 1
+    return (M[i - 1, j + 1] + M[i, j - 1]) % 1009
+"""

@@ -56,3 +56,18 @@ def test_step_threads_cover_each_steps_cells():
         Hyperplane((2, 1)).widths((5, 7)).tolist()
     # 3-D: every combination of the axes not solved for, on the steps that hold cells
     assert set(step_threads(Hyperplane((1, 1, 1)), (3, 4, 5)).tolist()) == {20}
+
+
+@pytest.mark.parametrize("pi, shape", [((1, 1, 1), (3, 4, 5)), ((1, -1, 2), (2, 3, 4)),
+                                       ((1, 0, 1), (3, 1, 4))])
+def test_a_slab_sheared_table_is_gathered_back_by_tiles(pi, shape):
+    from patterns.hyperplane import slab
+    from runtime.backends.cuda import device
+    from runtime.backends.cuda.hyperplanes import unshear_fill
+    from runtime.backends.shear import unshear
+
+    rec = recurrence(shape=shape, dtype=np.int64)(lambda M, i, j, k: 0)
+    sh = slab(Hyperplane(pi), shape)
+    S = np.arange(np.prod(sh.box), dtype=np.int64).reshape(sh.box)
+    table, *_ = unshear_fill(rec, device.require().to_device(S), sh, copy_back=True)
+    np.testing.assert_array_equal(table, unshear(S, sh, shape))

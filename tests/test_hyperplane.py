@@ -150,3 +150,18 @@ def test_shear_puts_every_read_up_or_left_and_inverts():
         assert max(p for p, _ in frame) == sh.box[0] - 1 and max(q for _, q in frame) == sh.box[1] - 1
         assert all(sh.from_frame(sh.to_frame(x)) == x for x in np.ndindex(*shape))
     assert found > 100
+
+
+@pytest.mark.parametrize("pi", [(1, 1, 1), (1, -1, 2), (0, 1, 0), (2, 1), (-1, 3)])
+def test_a_slab_shear_makes_each_step_a_slab_and_inverts(pi):
+    from patterns.hyperplane import slab
+
+    shape = (3, 4, 5)[:len(pi)]
+    h = Hyperplane(pi)
+    sh = slab(h, shape)
+    for x in np.ndindex(*shape):
+        y = sh.to_frame(x)
+        assert y[0] == h.step_of(np.array([x]), shape)[0]
+        assert all(0 <= v < n for v, n in zip(y, sh.box))
+        assert sh.from_frame(y) == x
+    assert slab(Hyperplane((2, 3)), (4, 4)) is None

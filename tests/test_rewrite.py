@@ -126,3 +126,24 @@ def test_a_hyperplane_read_passes_exactly_the_reads_in_the_table_on_earlier_hype
                 inside = all(0 <= k < n for k, n in zip(a, M.shape))
                 earlier = sum(p * (k - y) for p, k, y in zip(pi, a, x)) <= -1
                 assert (ck[0] == 0) == (inside and earlier)
+
+
+def test_a_read_of_a_sheared_table_passes_only_cells_of_the_original_one():
+    import itertools
+
+    from patterns.hyperplane import Hyperplane, slab
+    from runtime.backends.rewrite import hyperplane_read_source
+
+    shape = (3, 2, 3)
+    sh = slab(Hyperplane((1, 1, 1)), shape)
+    M = np.zeros(sh.box)
+    ns: dict = {}
+    exec(hyperplane_read_source((1, 0, 0), "M[a0, a1, a2]", 0, (sh.inverse, sh.shift, shape)),
+         ns)
+    for x in itertools.product(*(range(n) for n in sh.box)):
+        for a in itertools.product(*(range(-1, n + 1) for n in sh.box)):
+            ck = [0]
+            ns["read"](M, ck, *x, *a)
+            in_box = all(0 <= k < n for k, n in zip(a, sh.box))
+            original = all(0 <= k < n for k, n in zip(sh.from_frame(a), shape))
+            assert (ck[0] == 0) == (in_box and original and a[0] < x[0])

@@ -6,9 +6,10 @@ import itertools
 
 import numpy as np
 import pytest
-from sources import same
+from sources import UNPROVEN_SKEW, same
 
-from depgraph import analyze, cell_ir, fill, load
+from depgraph import analyze, cell_ir, fill, load, recurrence
+from depgraph.errors import OutOfBoundsError
 from depgraph.analysis.certify import Certificate, certificate
 from patterns import select
 from patterns.hyperplane import find, shear
@@ -78,16 +79,9 @@ def test_the_sheared_fill_on_the_simulator_and_in_floats(write_rec):
 
 
 def test_a_fill_whose_reads_are_not_proven_takes_the_checked_steps(write_rec):
-    # the guard reads W's width, not M's: no certificate, so no shear (its extra cells
-    # would hide a read out of the table), the checked hyperplane steps instead
-    rec = load(write_rec("""
-W = np.ones((6, 8), dtype=np.int64)
-@recurrence(shape=(6, 8), dtype=np.int64, args=(W,))
-def skew(M, i, j, W):
-    if i == 0 or j == 0 or j + 1 >= W.shape[1]:
-        return 1
-    return M[i - 1, j + 1] + M[i, j - 1]
-"""))
+    # the guard's bound is data: no certificate, so no shear (its extra cells would hide
+    # a read out of the table), the checked hyperplane steps instead
+    rec = load(write_rec(UNPROVEN_SKEW.format(n=6, m=8)))
     r = fill(rec, backend="cpu", schedule="hyperplane", verify=True)
     assert not any("sheared" in n for n in r.notes)
     assert any("the fill checks each read" in n for n in r.notes)
@@ -99,3 +93,25 @@ def test_each_constant_offset_read_keeps_its_offset_in_the_frame():
         for d in reads:
             dp, dq = sh.offset(d)
             assert dp <= 0 and dq <= 0
+
+
+def test_a_k_dimensional_table_on_the_gpu_is_filled_by_its_slabs():
+    @recurrence(shape=(4, 5, 6), dtype=np.int64)
+    def ok(M, i, j, k):
+        if i == 0 or j == 0 or k == 5:
+            return 1 + k
+        return (M[i - 1, j, k + 1] + M[i, j - 1, k] * 2) % 1009
+
+    @recurrence(shape=(4, 5, 6), dtype=np.int64)
+    def leak(M, i, j, k):
+        if i == 0 or j == 0:
+            return 1
+        return M[i - 1, j, k + 1] + M[i, j - 1, k]  # k + 1 leaves the table at k = 5
+
+    r = fill(ok, backend="cuda", verify=True)
+    assert (r.schedule, r.pi) == ("hyperplane", (1, 1, 0)) and r.verified
+    assert any("filled by its slabs" in n for n in r.notes), r.notes
+    # the read past the table lands on a cell of the sheared table no cell of the table
+    # is: the slab fill's own check catches it, and the sweep names it
+    with pytest.raises(OutOfBoundsError, match=r"cell \(1, 1, 5\) reads \(0, 1, 6\)"):
+        fill(leak, backend="cuda")

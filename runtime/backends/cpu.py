@@ -50,6 +50,7 @@ from runtime.backends.emit import (
     remember,
 )
 from runtime.backends.rewrite import guarded_read_source, hyperplane_read_source, rewrite_reads
+from runtime.backends.shear import gather_line
 from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
 
 __all__ = [
@@ -650,7 +651,7 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
 
 def unshear_fill(rec: Recurrence, ir: CellIR, sheared: np.ndarray, sh: Shear) -> tuple[np.ndarray, Timing]:
     """The table of ``rec`` from its sheared table (:mod:`runtime.backends.shear`): cell
-    ``x`` is ``sheared[U x + c]``, rows in parallel.
+    ``x`` is ``sheared[U x + c]``, the first axis in parallel.
 
     Examples
     --------
@@ -662,11 +663,13 @@ def unshear_fill(rec: Recurrence, ir: CellIR, sheared: np.ndarray, sh: Shear) ->
     >>> M.tolist()
     [[0, 1, 2], [5, 6, 7]]
     """
-    (a, b), (c, d) = sh.rows
+    index = [f"x{k}" for k in range(rec.ndim)]
     e = Emitter()
-    with e.block("def unshear(M, S)"), e.block("for i in prange(M.shape[0])"), \
-            e.block("for j in range(M.shape[1])"):
-        e(f"M[i, j] = S[{a} * i + {b} * j + {sh.shift[0]}, {c} * i + {d} * j + {sh.shift[1]}]")
+    with e.block("def unshear(M, S)"), ExitStack() as nest:
+        for k, x in enumerate(index):
+            nest.enter_context(e.block(f"for {x} in {'prange' if k == 0 else 'range'}"
+                                       f"(M.shape[{k}])"))
+        e(gather_line(sh, index))
     M = np.empty(rec.shape, dtype=sheared.dtype)
     return M, call(kernel(rec, e.source, "unshear", compiled_cell(rec, ir), parallel=True),
                    M, sheared)

@@ -269,13 +269,17 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
     return e.source
 
 
-def hyperplane_read_source(pi: Sequence[int], load: str, flag: int) -> str:
+def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
+                           frame: tuple[Any, Any, Sequence[int]] | None = None) -> str:
     """Source of a read ``read(M, ck, x0, x1, ..., a0, a1, ...)`` of a table of
     ``len(pi)`` dimensions by cell ``x`` that guards itself, for a fill by the hyperplane
     ``pi`` (:mod:`patterns.hyperplane`) that checks its own reads: a read outside the
     table, or of a cell not on an earlier hyperplane (``pi . (a - x) > -1``), sets
     ``ck[flag]`` and reads the first cell instead (the fill is then not used); any other
-    read is ``load`` (over ``a0, a1, ...``).
+    read is ``load`` (over ``a0, a1, ...``).  With ``frame = (inverse, shift, shape)``,
+    ``M`` is a sheared table (:class:`patterns.hyperplane.Shear`): a read whose cell of
+    the original table, ``inverse (a - shift)``, is outside that table's ``shape`` fails
+    too (a cell of the sheared table no cell of the original one is).
 
     Examples
     --------
@@ -290,6 +294,12 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int) -> str:
     cells = ", ".join(f"x{k}" for k in range(ndim))
     reads = ", ".join(f"a{k}" for k in range(ndim))
     bounds = [f"a{k} < 0 or a{k} >= M.shape[{k}]" for k in range(ndim)]
+    if frame is not None:
+        inverse, shift, shape = frame
+        for row, n in zip(inverse, shape):
+            at = " + ".join(f"{u} * (a{k} - {c})" for k, (u, c) in enumerate(zip(row, shift))
+                            if u) or "0"
+            bounds.append(f"not 0 <= {at} < {n}")
     order = " + ".join(f"{p} * (a{k} - x{k})" for k, p in enumerate(pi) if p)
     e = Emitter()
     with e.block(f"def read(M, ck, {cells}, {reads})"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import linecache
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,10 +33,15 @@ from depgraph.model import Recurrence, recurrence
 from patterns.hyperplane import Shear
 from runtime.backends.emit import digest
 
-__all__ = ["sheared_recurrence", "unshear"]
+__all__ = ["sheared_recurrence", "unshear", "gather_line"]
 
 _MADE: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
-P, Q = "_dg_p", "_dg_q"
+
+
+def _names(ndim: int) -> list[str]:
+    """The sheared function's index names: ``_dg_p``, ``_dg_q`` in 2-D, else ``_dg_y0,
+    _dg_y1, ...``."""
+    return ["_dg_p", "_dg_q"] if ndim == 2 else [f"_dg_y{k}" for k in range(ndim)]
 
 
 class _Sheared(ast.NodeTransformer):
@@ -65,9 +71,9 @@ class _Sheared(ast.NodeTransformer):
             return ast.copy_location(node.value.elts[node.slice.value], node)  # M.shape[k]
         if not (isinstance(node.value, ast.Name) and node.value.id == self.table):
             return node
-        assert len(elts) == 2 and None not in offsets  # constant offsets, as assumed
+        assert len(elts) == len(self.index) and None not in offsets  # constant, as assumed
         at = ", ".join(f"{x} - {-k}" if k < 0 else f"{x} + {k}" if k else x
-                       for x, k in zip((P, Q), self.sh.offset(offsets)))
+                       for x, k in zip(_names(len(self.index)), self.sh.offset(offsets)))
         new = ast.parse(f"{self.table}[{at}]", mode="eval").body
         return ast.copy_location(new, node)
 
@@ -79,17 +85,20 @@ class _Sheared(ast.NodeTransformer):
         return node
 
 
-def _linear(cp: int, cq: int, const: int) -> str:
-    """``cp * p + cq * q + const`` as plain source, its added terms first (no unary
-    minus, which the cell IR would not read as an expression of the indices).
+def _linear(coefficients: Sequence[int], names: Sequence[str], const: int) -> str:
+    """``sum(c * name) + const`` as plain source, its added terms first (no unary minus,
+    which the cell IR would not read as an expression of the indices).
 
     Examples
     --------
-    >>> _linear(1, 0, 0), _linear(-1, 1, 0), _linear(2, -1, -3), _linear(-1, 0, 0)
-    ('_dg_p', '_dg_q - _dg_p', '2 * _dg_p - _dg_q - 3', '0 - _dg_p')
+    >>> p = ["_dg_p", "_dg_q"]
+    >>> _linear((1, 0), p, 0), _linear((-1, 1), p, 0), _linear((2, -1), p, -3)
+    ('_dg_p', '_dg_q - _dg_p', '2 * _dg_p - _dg_q - 3')
+    >>> _linear((-1, 0), p, 0)
+    '0 - _dg_p'
     """
     terms = [(k, (f"{abs(k)} * {name}" if abs(k) != 1 else name) if name else str(abs(k)))
-             for k, name in ((cp, P), (cq, Q), (const, "")) if k]
+             for k, name in (*zip(coefficients, names), (const, "")) if k]
     added = [text for k, text in terms if k > 0] or ["0"]
     return " - ".join([" + ".join(added)] + [text for k, text in terms if k < 0])
 
@@ -97,17 +106,15 @@ def _linear(cp: int, cq: int, const: int) -> str:
 def _source(ir: CellIR, sh: Shear, shape: tuple[int, ...]) -> str:
     """The sheared cell function's source (module docstring)."""
     fn = ir.definition()
-    (a, b), (c, d) = sh.rows
-    det = a * d - b * c
-    s0, s1 = sh.shift  # x = U^-1 ((p, q) - shift), U^-1 = det * ((d, -b), (-c, a))
-    i = _linear(det * d, -det * b, -det * (d * s0 - b * s1))
-    j = _linear(-det * c, det * a, -det * (a * s1 - c * s0))
-    head = ast.parse(f"if {i} < 0 or {i} >= {shape[0]} or {j} < 0 or {j} >= {shape[1]}:\n"
-                     f"    return 0\n").body
-    body = [_Sheared(ir.table, list(ir.index), [i, j], sh, shape).visit(stmt)
+    names = _names(len(shape))
+    # x = U^-1 (y - shift): each index a linear form in the sheared indices
+    index = [_linear(row, names, -int(np.dot(row, sh.shift))) for row in sh.inverse]
+    outside = " or ".join(f"{x} < 0 or {x} >= {n}" for x, n in zip(index, shape))
+    head = ast.parse(f"if {outside}:\n    return 0\n").body
+    body = [_Sheared(ir.table, list(ir.index), index, sh, shape).visit(stmt)
             for stmt in fn.body]
     fn.body = head + body
-    fn.args.args[1:3] = [ast.arg(P), ast.arg(Q)]
+    fn.args.args[1:1 + len(shape)] = [ast.arg(name) for name in names]
     fn.decorator_list = []
     fn.returns = None
     return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[]))) + "\n"
@@ -152,6 +159,20 @@ def unshear(sheared: np.ndarray, sh: Shear, shape: tuple[int, ...]) -> np.ndarra
     >>> unshear(np.arange(8).reshape(2, 4), sh, (2, 3)).tolist()
     [[0, 1, 2], [5, 6, 7]]
     """
-    i, j = np.indices(shape)
-    (a, b), (c, d) = sh.rows
-    return sheared[a * i + b * j + sh.shift[0], c * i + d * j + sh.shift[1]]
+    x = np.indices(shape)
+    return sheared[tuple(sum(u * xk for u, xk in zip(row, x)) + c
+                         for row, c in zip(sh.rows, sh.shift))]
+
+
+def gather_line(sh: Shear, index: Sequence[str]) -> str:
+    """The generated kernels' line that gathers cell ``index`` of ``M`` from the sheared
+    table ``S``.
+
+    Examples
+    --------
+    >>> from patterns.hyperplane import shear
+    >>> gather_line(shear([(-1, 1), (0, -1)], (2, 3)), ["i", "j"])
+    'M[i, j] = S[i, i + j]'
+    """
+    at = ", ".join(_linear(row, index, c) for row, c in zip(sh.rows, sh.shift))
+    return f"M[{', '.join(index)}] = S[{at}]"

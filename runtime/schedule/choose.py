@@ -129,10 +129,11 @@ def choose_schedule(schedule: str, plan: Plan, backend: str) -> tuple[str, str]:
         steps = plan.hyperplane.steps(shape)
         head = (f"auto: {why}; hyperplane pi = {plan.hyperplane.text()} puts every read on an "
                 f"earlier step ({steps:,} steps, no graph needed)")
-        sheared = shear_of(plan)
+        sheared = shear_of(plan, backend)
         if sheared is not None:
-            head += (f"; sheared into a {sheared.box[0]}x{sheared.box[1]} table whose reads "
-                     f"NOSE allows")
+            head += (f"; sheared into a {'x'.join(map(str, sheared.box))} table "
+                     + ("whose reads NOSE allows" if sheared.frame == "NOSE" else
+                        "whose steps are its first axis's slabs"))
         if backend == "cpu":
             widths = plan.hyperplane.widths(shape)
             return _cpu_steps_choice(plan, head, "hyperplane", widths[widths > 0],
@@ -188,7 +189,12 @@ def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
         return "sequential", f"{head}; {crowded}; so the sequential fill"
     costs, cell, basis = _cell_cost(plan, threads)
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
-    parallel = cpu_model.predict_steps(costs, widths, cell, threads) + touch
+    # a 2-D hyperplane's step crosses rows (a k-D one's sequential fill takes its order)
+    apart = cpu_model.SCATTERED if (schedule == "hyperplane" and sheared is None
+                                    and plan.recurrence.ndim == 2) else 1
+    parallel = cpu_model.predict_steps(costs, widths, cell * apart, threads) + touch
+    if apart > 1:
+        basis += f", a cell of a step {apart}x (its cells a row apart)"
     if sheared is not None:
         box = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
                                 plan.recurrence.dtype.itemsize)["tiled"]

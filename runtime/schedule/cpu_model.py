@@ -62,12 +62,16 @@ from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
 __all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths", "MARGIN",
-           "LOOP_CELLS", "busy_cores", "best_of"]
+           "LOOP_CELLS", "SCATTERED", "busy_cores", "best_of"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
 #: A cell with a loop counts as this many light cells.
 LOOP_CELLS = 8
+#: A cell of a step whose cells are a row apart or more (a 2-D hyperplane's) counts as
+#: this many light cells: each takes a cache line of its own, where the sequential sweep
+#: takes a line for eight (docs/benchmarks.md: 3-4x on anti-diagonals, 5x on pi = (2, 1)).
+SCATTERED = 4
 #: The light probe's shape, the row probe's, and the bytes of the first-touch probe.
 PROBE_SHAPE, ROWS_SHAPE, TOUCH_BYTES = (1024, 1024), (1024, 2048), 64 << 20
 

@@ -51,7 +51,7 @@ from depgraph.frontend.source import SourceUnavailable
 from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
-from patterns.hyperplane import Hyperplane, Shear, shear
+from patterns.hyperplane import Hyperplane, Shear, shear, slab
 from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
 from runtime.backends.walk import value_bounds
 
@@ -341,11 +341,13 @@ def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = Fal
                 time.perf_counter() - t0, tuple(notes), hyperplane=found)
 
 
-def shear_of(plan: Plan) -> Shear | None:
-    """The shear a 2-D fill of the plan's hyperplane may take instead
-    (:mod:`runtime.backends.shear`): where the plan knows every read in bounds (its
-    method is not a checked fill's) and the source puts every read at a constant offset;
-    ``None`` otherwise, or where no shear puts the reads in NOSE's regions.
+def shear_of(plan: Plan, backend: str) -> Shear | None:
+    """The shear a fill of the plan's hyperplane on ``backend`` may take instead
+    (:mod:`runtime.backends.shear`), where the source puts every read at a constant
+    offset: a 2-D table's NOSE shear where the plan knows every read in bounds (its
+    method is not a checked fill's: the sheared table's extra cells would hide a read
+    out of the table); on the GPU, a k-D table's slab shear (its steps contiguous), whose
+    fill checks that each read is of a cell of the table.  ``None`` otherwise.
 
     Examples
     --------
@@ -354,13 +356,17 @@ def shear_of(plan: Plan) -> Shear | None:
     >>> @recurrence(shape=(4, 5), dtype=np.int64)
     ... def skew(M, i, j):
     ...     return 1 if i == 0 or j == 0 or j == M.shape[1] - 1 else M[i - 1, j + 1] + M[i, j - 1]
-    >>> shear_of(certified_plan(skew, cell_ir(skew))).box
+    >>> shear_of(certified_plan(skew, cell_ir(skew)), "cpu").box
     (4, 8)
     """
-    if plan.recurrence.ndim != 2 or plan.hyperplane is None or plan.method == "checked fill":
+    rec, found = plan.recurrence, plan.hyperplane
+    if found is None or (rec.ndim == 2 and plan.method == "checked fill") or (
+            rec.ndim > 2 and backend != "cuda") or rec.ndim < 2:
         return None
     try:
         offsets = plan.ir.read_offsets()
     except SourceUnavailable:
         return None
-    return shear(offsets, plan.recurrence.shape) if all(None not in d for d in offsets) else None
+    if any(None in d for d in offsets):
+        return None
+    return shear(offsets, rec.shape) if rec.ndim == 2 else slab(found, rec.shape)

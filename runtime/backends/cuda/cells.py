@@ -242,7 +242,9 @@ class Checks:
     """What a fill checks where it runs, for reads no certificate proves: each read of
     ``M`` in the table and in the regions ``allowed`` (those whose cells the schedule
     has filled before the cell's; a 2-D table), or, with ``order`` (a hyperplane's
-    ``pi``, any dimension), on an earlier hyperplane; and, unless ``bounds`` is
+    ``pi``, any dimension), on an earlier hyperplane, and with ``frame`` too, of a cell
+    of the original table of a sheared one
+    (:func:`runtime.backends.rewrite.hyperplane_read_source`); and, unless ``bounds`` is
     ``None``, each value inside ``bounds`` (an integer table's range, where no proof
     says it fits)."""
 
@@ -250,6 +252,7 @@ class Checks:
     allowed: tuple[str, ...]
     bounds: tuple[int, int] | None
     order: tuple[int, ...] | None = None
+    frame: tuple[Any, Any, tuple[int, ...]] | None = None
 
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
@@ -274,7 +277,8 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         where = [f"a{k}" for k in range(rec.ndim)]
         load = (f"LOAD(M, ({', '.join(f'int64({a})' for a in where)},))" if coherent
                 else f"M[{', '.join(where)}]")
-        read = hyperplane_read_source(checks.order, f"int64({load})" if widen else load, 0)
+        read = hyperplane_read_source(checks.order, f"int64({load})" if widen else load, 0,
+                                      checks.frame)
     inner = rewritten_cell(rec, checks.ir, read, names)
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))

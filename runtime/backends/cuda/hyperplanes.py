@@ -25,7 +25,9 @@ import numpy as np
 from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
 from patterns.hyperplane import Hyperplane, Shear, step_source
+from runtime.backends.cpu import unravel
 from runtime.backends.cuda.cells import Checks, checked_cell
+from runtime.backends.shear import gather_line
 from runtime.backends.cuda.steps import cooperative_kernel
 from runtime.backends.cuda.device import (
     THREADS,
@@ -41,7 +43,8 @@ from runtime.backends.cuda.device import (
 )
 from runtime.backends.emit import Emitter, arg_tail
 
-__all__ = ["hyperplane_fill", "hyperplane_step_source", "step_threads", "unshear_fill"]
+__all__ = ["hyperplane_fill", "hyperplane_step_source", "step_threads", "unshear_fill",
+           "GATHER_TILE"]
 
 
 def hyperplane_step_source(pi: tuple[int, ...], nargs: int) -> str:
@@ -163,28 +166,97 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, hyperplane: Hyperplane,
                checks=True)
 
 
+#: Side of the square tiles in which :func:`unshear_fill` moves a slab-sheared table.
+GATHER_TILE = 32
+
+
+def _slab_gather_source(sh: Shear, ndim: int) -> str | None:
+    """Source of a gather of a table from its slab shear (:func:`patterns.hyperplane.slab`)
+    by square tiles of the plane of the solved axis ``s`` and the last axis ``L``: a
+    block loads the rows of the sheared table a tile needs (each row contiguous along
+    ``L`` there) into shared memory, then writes the tile's rows (contiguous along ``L`` in
+    the table), so both sides move whole lines where a cell-by-cell gather reads one cell
+    a line.  ``None`` when the solved axis is the last one.
+
+    Examples
+    --------
+    >>> from patterns.hyperplane import Hyperplane, slab
+    >>> src = _slab_gather_source(slab(Hyperplane((1, 1, 1)), (4, 5, 6)), 3)
+    >>> print(src.splitlines()[28].strip()); print(src.splitlines()[36].strip())
+    tile[row, tx] = S[y0, x1, xl]
+    M[xs, x1, xl] = tile[1 * xs + 1 * xl + K - low, tx]
+    """
+    pi = sh.rows[0]
+    s, last, side = step_source(pi).solved, ndim - 1, GATHER_TILE
+    if s == last:
+        return None
+    others = [k for k in range(ndim) if k != s]
+    outer = [k for k in others if k != last]
+    rows = (side - 1) * (1 + abs(pi[last])) + 1
+    named = {s: "xs", last: "xl"}
+    at_table = ", ".join(named.get(k, f"x{k}") for k in range(ndim))
+    at_sheared = ", ".join(["y0"] + [named.get(k, f"x{k}") for k in others])
+    e = Emitter()
+    with e.block("def unshear(M, S)"):
+        e(*(f"n{k} = M.shape[{k}]" for k in range(ndim)),
+          f"ts = (n{s} + {side - 1}) // {side}", f"tl = (n{last} + {side - 1}) // {side}",
+          f"tiles = {' * '.join([f'n{k}' for k in outer] + ['ts', 'tl'])}",
+          f"tile = cuda.shared.array(({rows}, {side + 1}), DT)",
+          "tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", "b = cuda.blockIdx.x")
+        with e.block("while b < tiles"):
+            e("r = b", "jl = r % tl", "r = r // tl", "js = r % ts", "r = r // ts")
+            for k in reversed(outer):
+                e(f"x{k} = r % n{k}", f"r = r // n{k}")
+            e(f"A = js * {side}", f"B = jl * {side}",
+              "K = " + " + ".join([str(sh.shift[0])] + [f"{pi[k]} * x{k}" for k in outer]),
+              f"low = K + min({pi[s]} * A, {pi[s]} * (A + {side - 1})) + "
+              f"min({pi[last]} * B, {pi[last]} * (B + {side - 1}))")
+            # the sheared table's rows the tile needs in, then the table's rows out
+            for count, at, inside, move in (
+                    (rows, "y0 = low + row", "0 <= y0 < S.shape[0]",
+                     f"tile[row, tx] = S[{at_sheared}]"),
+                    (side, "xs = A + row", f"xs < n{s}",
+                     f"M[{at_table}] = tile[{pi[s]} * xs + {pi[last]} * xl + K - low, tx]")):
+                e("row = ty")
+                with e.block(f"while row < {count}"):
+                    e(at, "xl = B + tx")
+                    with e.block(f"if {inside} and xl < n{last}"):
+                        e(move)
+                    e("row += cuda.blockDim.y")
+                e("cuda.syncthreads()")
+            e("b += cuda.gridDim.x")
+    return e.source
+
+
 def unshear_fill(rec: Recurrence, sheared: Any, sh: Shear, copy_back: bool
                  ) -> tuple[Any, float, float, float]:
     """The table of ``rec`` gathered on the device from its sheared table ``sheared`` (a
-    device array): cell ``x`` is ``sheared[U x + c]``.  Returns the table (on the host
-    when ``copy_back``, else the device array), the seconds compiling, gathering and
-    copying back."""
+    device array): cell ``x`` is ``sheared[U x + c]``; a slab shear's by tiles
+    (:func:`_slab_gather_source`), a NOSE shear's cell by cell (a row of the table is
+    one of the sheared table).  Returns the table (on the host when ``copy_back``, else
+    the device array), the seconds compiling, gathering and copying back."""
+    from numba import from_dtype  # numba, not its CUDA target, which require() loads
+
     cuda = require()
-    (a, b), (c, d) = sh.rows
-    e = Emitter()
-    with e.block("def unshear(M, S)"):
-        e("m = M.shape[1]", "k = cuda.grid(1)")
-        with e.block("while k < M.size"):
-            e("i = k // m", "j = k - i * m",
-              f"M[i, j] = S[{a} * i + {b} * j + {sh.shift[0]}, {c} * i + {d} * j + {sh.shift[1]}]",
-              "k += cuda.gridsize(1)")
+    tiled = _slab_gather_source(sh, rec.ndim) if sh.frame == "slab" else None
+    if tiled is None:
+        e = Emitter()
+        with e.block("def unshear(M, S)"):
+            e("q = cuda.grid(1)")
+            with e.block("while q < M.size"):
+                e("r = q")
+                index = unravel(e, rec.ndim).split(", ")
+                e(gather_line(sh, index), "q += cuda.gridsize(1)")
     t0 = time.perf_counter()
-    kern = compile_kernel(rec, e.source, "unshear")
+    kern = (compile_kernel(rec, tiled, "unshear", DT=from_dtype(rec.dtype)) if tiled else
+            compile_kernel(rec, e.source, "unshear"))
     M = cuda.device_array(rec.shape, dtype=rec.dtype)
-    blocks = min(max_blocks(cuda), math.ceil(rec.cells / THREADS))
     compile_for(kern, (M, sheared))
     t1 = time.perf_counter()
-    kern[blocks, THREADS](M, sheared)
+    if tiled:
+        kern[max_blocks(cuda), (GATHER_TILE, 8)](M, sheared)
+    else:
+        kern[min(max_blocks(cuda), math.ceil(rec.cells / THREADS)), THREADS](M, sheared)
     cuda.synchronize()
     t2 = time.perf_counter()
     table = to_host(cuda, M) if copy_back else M
