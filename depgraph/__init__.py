@@ -11,7 +11,7 @@ The library's calls are here, at the top level:
   :func:`certified_analysis` (what a certificate answers for a table too large to trace);
 - fill it: :func:`fill` (the table, on the GPU or every CPU core), :func:`score` (the
   last cell, in O(n) memory), :func:`compare` and :func:`verify_score` (against the
-  sequential reference);
+  sequential reference); :func:`solution` (the cells whose reads decided a cell's value);
 - look at it: :func:`render` (the DAG, stages, regions, pattern), :func:`report` (what
   the graph costs against the fills).
 
@@ -36,6 +36,7 @@ from depgraph.analysis import (
 from depgraph.errors import DepgraphError
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.loader import load, pick
+from depgraph.frontend.provenance import Solution, solution
 from depgraph.frontend.trace import Trace, trace
 from depgraph.model import Family, Progress, Recurrence, family, recurrence
 
@@ -88,6 +89,7 @@ __all__ = [
     "Report",
     "ScorePlan",
     "ScoreResult",
+    "Solution",
     "Stages",
     "Trace",
     "analyze",
@@ -104,6 +106,7 @@ __all__ = [
     "report",
     "score",
     "score_plan",
+    "solution",
     "stages",
     "trace",
     "verify_score",

@@ -80,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "only)")
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the table (NumPy .npy)")
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
+    p.add_argument("--solution", action="store_true",
+                   help="recover the cells whose reads decided the target's value (the "
+                   "alignment's path, the knapsack's items, the chain's splits)")
+    p.add_argument("--target", type=_cell, metavar="CELL",
+                   help="the cell --solution starts from (default: the last cell filled)")
+    p.add_argument("--solution-out", metavar="FILE.json",
+                   help="write the solution as JSON (with --solution)")
     _threads(p)
     p.add_argument("--score", action="store_true",
                    help="only the last cell's value, keeping the few rows, columns or "
@@ -212,25 +219,51 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
     return phases
 
 
+def _solution_request(args: argparse.Namespace) -> Path | None:
+    """``--solution``'s options checked before any work (``UsageError``), and the path
+    ``--solution-out`` writes."""
+    if (args.target or args.solution_out) and not args.solution:
+        raise UsageError("--target and --solution-out go with --solution")
+    if args.solution and args.score:
+        raise UsageError("--solution follows the reads back through the whole table, which "
+                         "--score does not keep; leave out --score (or fill a smaller size)")
+    if not args.solution_out:
+        return None
+    if not args.solution_out.endswith(".json"):
+        raise UsageError(f"--solution-out {args.solution_out!r}: name it FILE.json")
+    out = Path(args.solution_out)
+    check_writable(out)
+    return out
+
+
 def _run(args: argparse.Namespace) -> int:
     start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
+    solution_out = _solution_request(args)
     rec = load(args.file, name=args.name, size=args.size)
     t1 = time.perf_counter()
     if args.score:
         return _run_score(args, rec, out, (start, t0, t1 - t0))
     res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
-                        copy_back=out is not None, progress=_progress(not args.json),
-                        threads=args.threads)
+                        copy_back=out is not None or args.solution,
+                        progress=_progress(not args.json), threads=args.threads)
     t2 = time.perf_counter()
+    found = depgraph.solution(rec, res.table, args.target or res.target) if args.solution \
+        else None
+    t3 = time.perf_counter()
     if out:
         _save(out, res.table)
-    t3 = time.perf_counter()
+    if solution_out and found:
+        atomic_write(solution_out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json())))
+    t4 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "output": args.output,
+            **({"solution": found.to_json(), "solution_summary": found.summary()}
+               if found else {}),
             "phases": _phases(start, t0, t1 - t0, {
                 "plan_s": res.plan_s, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
-                "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1, t3 - t2)}
+                "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1, t4 - t3,
+                **({"solution_s": t3 - t2} if found else {}))}
     print(json.dumps(data) if args.json else format_run(data))
     return 0
 
@@ -380,6 +413,8 @@ def format_score(d: dict[str, Any]) -> str:
                      f"host->device {d['h2d_s']:.4f} s")
     lines += _time(d)
     lines += _why(d)
+    if d.get("solution_summary"):
+        lines.append(f"solution     {d['solution_summary']}")
     if d["output"]:
         lines.append(f"saved        {d['output']}")
     return "\n".join(lines)
@@ -419,6 +454,8 @@ def format_run(d: dict[str, Any]) -> str:
     if d["target"] is not None:
         lines.append(f"value        M{tuple(d['target'])} = {d['value']} (the last cell filled)")
     lines += _why(d)
+    if d.get("solution_summary"):
+        lines.append(f"solution     {d['solution_summary']}")
     if d["output"]:
         lines.append(f"saved        {d['output']}")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ Assumption: the cell function is deterministic, so the same inputs give the same
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,6 +30,8 @@ from depgraph.errors import (
     setting,
 )
 from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.provenance import Solution
+from depgraph.frontend.provenance import solution as recover
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
@@ -93,6 +95,9 @@ class FillResult:
     pi : tuple of int or None
         The linear schedule ``t(x) = pi . x`` followed (pattern, tiled and hyperplane
         schedules).
+    solution : Solution or None
+        The cells whose reads decided the target's value, when asked
+        (:func:`depgraph.frontend.provenance.solution`).
     """
 
     table: np.ndarray | None
@@ -111,6 +116,7 @@ class FillResult:
     target: tuple[int, ...] | None = None
     value: Any = None
     pi: tuple[int, ...] | None = None
+    solution: Solution | None = None
 
     @property
     def cells(self) -> int:
@@ -473,6 +479,7 @@ def fill(
     plan: Plan | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
+    solution: bool | Sequence[int] = False,
 ) -> FillResult:
     """Fill a recurrence's table.
 
@@ -493,6 +500,9 @@ def fill(
     threads : int, optional
         CPU threads of the cpu backend (default: the cores this process may use);
         ``UsageError`` outside 1 to numba's thread count.
+    solution : bool or cell
+        Recover the cells whose reads decided the value of this cell (``True``: of the
+        last cell filled) as ``FillResult.solution``; the table comes back to the host.
 
     Examples
     --------
@@ -506,7 +516,13 @@ def fill(
     (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
     """
     with cpu.thread_count(threads):
-        return _fill(rec, backend, schedule, verify, copy_back, plan, progress)
+        res = _fill(rec, backend, schedule, verify, copy_back or solution is not False, plan,
+                    progress)
+    if solution is False:
+        return res
+    assert res.table is not None  # copied back, as asked above
+    target = res.target if solution is True else tuple(solution)
+    return replace(res, solution=recover(rec, res.table, target))
 
 
 def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back: bool,

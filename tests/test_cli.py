@@ -325,3 +325,24 @@ def test_a_k_dimensional_bad_read_exits_1_and_writes_nothing(write_rec, tmp_path
         err = capsys.readouterr().err
         assert "cell (1, 0, 2) reads (0, 0, 9), outside shape (3, 4, 4)" in err
         assert "Traceback" not in err and not out.exists()
+
+
+def test_run_recovers_the_solution(write_rec, tmp_path, capsys):
+    out = tmp_path / "sol.json"
+    assert main(["run", write_rec(LCS), "--backend", "cpu", "--solution", "--json",
+                 "--solution-out", str(out)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["solution"]["target"] == [7, 6] and d["solution"]["edges"][0][0] == [7, 6]
+    assert json.loads(out.read_text()) == d["solution"] and d["phases"]["solution_s"] >= 0
+    assert main(["run", write_rec(LCS), "--solution", "--target", "3,3"]) == 0
+    assert "solution     " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["--solution", "--score"], "leave out --score"),
+    (["--target", "1,1"], "go with --solution"),
+    (["--solution", "--solution-out", "x.txt"], "FILE.json"),
+])
+def test_solution_usage_errors_exit_2(write_rec, capsys, argv, text):
+    assert main(["run", write_rec(LCS), *argv]) == 2
+    assert text in capsys.readouterr().err
