@@ -31,6 +31,7 @@ constant offsets.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -116,9 +117,7 @@ class Hyperplane:
         >>> Hyperplane((2, 1)).steps((10, 12)), Hyperplane((1, 1, 1)).steps((3, 4, 5))
         (30, 10)
         """
-        if math.prod(shape) == 0:
-            return 0
-        return int(np.count_nonzero(self.widths(shape)))
+        return _steps(self, tuple(int(n) for n in shape))
 
     def step_of(self, cells: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         """Step of each cell (rows of ``cells``, one column per axis), counted from 0.
@@ -156,6 +155,15 @@ class Hyperplane:
         ('(2, 1)', '(1,)')
         """
         return str(tuple(self.pi))
+
+
+@functools.lru_cache(maxsize=64)
+def _steps(hyperplane: Hyperplane, shape: tuple[int, ...]) -> int:
+    """:meth:`Hyperplane.steps`, counted once per hyperplane and shape: planning,
+    choosing and filling each ask for it."""
+    if math.prod(shape) == 0:
+        return 0
+    return int(np.count_nonzero(hyperplane.widths(shape)))
 
 
 def legal(pi: Sequence[int], offsets: Iterable[Offset]) -> bool:

@@ -327,26 +327,31 @@ def _checked_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
     return res
 
 
+def _hyperplane_steps(rec: Recurrence, ir: CellIR, found: Hyperplane, copy_back: bool,
+                      checks: Checks | None, cooperative: bool) -> DeviceFill:
+    """A GPU fill by hyperplane ``found``: with ``cooperative`` (light cells), every step
+    in one cooperative launch where the cells can be read past L1, else a launch per
+    step."""
+    if cooperative:
+        try:
+            return hyperplanes.hyperplane_fill(rec, ir, found, copy_back, checks,
+                                               cooperative=True)
+        except SourceUnavailable:  # cells its loads past L1 cannot read
+            pass
+    return hyperplanes.hyperplane_fill(rec, ir, found, copy_back, checks)
+
+
 def _hyperplane_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
-    """A fill by the plan's hyperplane on the GPU: light cells in one cooperative launch
-    (where the cells can be read past L1), others a launch per step; the cell checks its
-    reads and values for a plan made for a checked fill (``_ChecksFailed`` when a check
-    failed)."""
+    """A fill by the plan's hyperplane on the GPU (:func:`_hyperplane_steps`); the cell
+    checks its reads and values for a plan made for a checked fill (``_ChecksFailed``
+    when a check failed)."""
     found = plan.linear
     assert found is not None  # choose_schedule checked it
     checked = plan.method == "checked fill"
     checks = (Checks(plan.ir, (), value_bounds(rec, plan.ir, found.steps(rec.shape)), found.pi)
               if checked else None)
-    res = None
     try:
-        if light(plan):
-            try:
-                res = hyperplanes.hyperplane_fill(rec, plan.ir, found, copy_back, checks,
-                                                  cooperative=True)
-            except SourceUnavailable:  # cells its loads past L1 cannot read
-                pass
-        if res is None:
-            res = hyperplanes.hyperplane_fill(rec, plan.ir, found, copy_back, checks)
+        res = _hyperplane_steps(rec, plan.ir, found, copy_back, checks, light(plan))
     except RecurrenceError:  # a launch that failed (the simulator's compile errors too)
         if not checked:
             raise
@@ -411,7 +416,7 @@ def _sheared(rec: Recurrence, backend: str, plan: Plan, copy_back: bool,
     if backend == "cuda":
         table, unjit, gather, d2h = hyperplanes.unshear_fill(rec, kept, sh, copy_back)
     else:
-        table, timing = cpu.unshear_fill(rec, plan.ir, kept, sh)
+        table, timing = cpu.unshear_fill(rec, kept, sh)
         unjit, gather, d2h = timing.compile_s, timing.run_s, 0.0
     note = (f"sheared (rows {sh.rows}) into a {'x'.join(map(str, sh.box))} table, filled by "
             f"{how} ({fill_s * 1e3:.3g} ms; {said}), the cells gathered back in "
@@ -428,13 +433,7 @@ def _slab_fill(sheared: Recurrence, plan: Plan, sh: Any) -> DeviceFill:
     first = Hyperplane((1,) + (0,) * (sheared.ndim - 1))
     checks = Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi,
                     (sh.inverse, sh.shift, plan.recurrence.shape))
-    res = None
-    if light(plan):
-        try:
-            res = hyperplanes.hyperplane_fill(sheared, ir, first, False, checks, cooperative=True)
-        except SourceUnavailable:  # cells its loads past L1 cannot read
-            pass
-    res = res or hyperplanes.hyperplane_fill(sheared, ir, first, False, checks)
+    res = _hyperplane_steps(sheared, ir, first, False, checks, light(plan))
     if res.checks is not None and res.checks[0]:
         raise _ChecksFailed()
     return res

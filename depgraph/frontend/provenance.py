@@ -18,6 +18,7 @@ built-ins on the values it reads (a value passed to a NumPy function loses its r
 
 from __future__ import annotations
 
+import operator
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -126,24 +127,23 @@ def _number(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _arithmetic(op: Any) -> tuple[Any, Any]:
+    """``op`` (from :mod:`operator`) with a tracked value on the left, and on the right:
+    the result carries both operands' reads."""
+
+    def forward(self: _Tracked, other: Any) -> _Tracked:
+        return self._with(other, op(_number(self.value), _number(_plain(other))))
+
+    def backward(self: _Tracked, other: Any) -> _Tracked:
+        return self._with(other, op(_number(_plain(other)), _number(self.value)))
+
+    return forward, backward
+
+
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
-    def _make(name: str) -> None:
-        def forward(self: _Tracked, other: Any) -> Any:
-            value = getattr(_number(self.value), f"__{name}__")(_number(_plain(other)))
-            if value is NotImplemented:
-                value = getattr(_number(_plain(other)), f"__r{name}__")(_number(self.value))
-            return self._with(other, value)
-
-        def backward(self: _Tracked, other: Any) -> Any:
-            value = getattr(_number(self.value), f"__r{name}__")(_number(_plain(other)))
-            if value is NotImplemented:
-                value = getattr(_number(_plain(other)), f"__{name}__")(_number(self.value))
-            return self._with(other, value)
-
-        setattr(_Tracked, f"__{name}__", forward)
-        setattr(_Tracked, f"__r{name}__", backward)
-
-    _make(_name)
+    _forward, _backward = _arithmetic(getattr(operator, _name))
+    setattr(_Tracked, f"__{_name}__", _forward)
+    setattr(_Tracked, f"__r{_name}__", _backward)
 
 #: Comparisons of read values made since the count was last reset: a cell whose value
 #: carries several reads was decided by one (``max`` over sums, say) unless it is 0.
@@ -158,10 +158,8 @@ def _comparison(test: Any) -> Any:
     return compare
 
 
-for _name, _test in (("lt", lambda a, b: a < b), ("le", lambda a, b: a <= b),
-                     ("gt", lambda a, b: a > b), ("ge", lambda a, b: a >= b),
-                     ("eq", lambda a, b: a == b), ("ne", lambda a, b: a != b)):
-    setattr(_Tracked, f"__{_name}__", _comparison(_test))
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(_Tracked, f"__{_name}__", _comparison(getattr(operator, _name)))
 _Tracked.__hash__ = None  # type: ignore[assignment]
 
 

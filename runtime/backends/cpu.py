@@ -168,13 +168,6 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
         reads: dict[str, str] = {}  # a guarded read's name: its source
-        if order is not None:
-            where = ", ".join(f"a{k}" for k in range(len(order)))
-            reads["_dg_read"] = hyperplane_read_source(order, f"M[{where}]", OOB)
-            ns["_dg_read"] = jit(compile_source(reads["_dg_read"], "read", {}), inline="always")
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell")
-            return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
-                            digest(src, {**reads, "cell": rec.func}))
 
         def guarded(offsets: tuple[int | None, ...]) -> str:
             """The read guarding itself at these offsets from the cell (2-D)."""
@@ -186,12 +179,17 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
                     allowed, "M[a, b]", OOB, offsets if len(offsets) == 2 else (None, None))
             return name
 
-        if allowed is None:
+        if allowed is None and order is None:
             ns["_dg_read"], reads["_dg_read"] = _checked_read2(), "checked read, 2-D"
             src = rewrite_reads(ir, "_dg_read", "_dg_cell")
         else:
-            guarded((None, None))  # the read of a cell that reassigns an index
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
+            if order is not None:
+                where = ", ".join(f"a{k}" for k in range(len(order)))
+                reads["_dg_read"] = hyperplane_read_source(order, f"M[{where}]", OOB)
+                src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+            else:
+                guarded((None, None))  # the read of a cell that reassigns an index
+                src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
             for name, what in reads.items():
                 ns[name] = jit(compile_source(what, "read", {"int64": np.int64}),
                                inline="always")
@@ -649,17 +647,16 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
     return call(make, M, cells, ptr, *rec.args)
 
 
-def unshear_fill(rec: Recurrence, ir: CellIR, sheared: np.ndarray, sh: Shear) -> tuple[np.ndarray, Timing]:
+def unshear_fill(rec: Recurrence, sheared: np.ndarray, sh: Shear) -> tuple[np.ndarray, Timing]:
     """The table of ``rec`` from its sheared table (:mod:`runtime.backends.shear`): cell
     ``x`` is ``sheared[U x + c]``, the first axis in parallel.
 
     Examples
     --------
-    >>> from depgraph import cell_ir, recurrence
+    >>> from depgraph import recurrence
     >>> from patterns.hyperplane import shear
     >>> rec = recurrence(shape=(2, 3), dtype=np.int64)(lambda M, i, j: 0)
-    >>> M, _ = unshear_fill(rec, cell_ir(rec), np.arange(8).reshape(2, 4),
-    ...                     shear([(-1, 1), (0, -1)], (2, 3)))
+    >>> M, _ = unshear_fill(rec, np.arange(8).reshape(2, 4), shear([(-1, 1), (0, -1)], (2, 3)))
     >>> M.tolist()
     [[0, 1, 2], [5, 6, 7]]
     """
@@ -671,5 +668,4 @@ def unshear_fill(rec: Recurrence, ir: CellIR, sheared: np.ndarray, sh: Shear) ->
                                        f"(M.shape[{k}])"))
         e(gather_line(sh, index))
     M = np.empty(rec.shape, dtype=sheared.dtype)
-    return M, call(kernel(rec, e.source, "unshear", compiled_cell(rec, ir), parallel=True),
-                   M, sheared)
+    return M, call(kernel(rec, e.source, "unshear", None, parallel=True), M, sheared)

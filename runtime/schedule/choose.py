@@ -189,16 +189,17 @@ def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
         return "sequential", f"{head}; {crowded}; so the sequential fill"
     costs, cell, basis = _cell_cost(plan, threads)
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
-    # a 2-D hyperplane's step crosses rows (a k-D one's sequential fill takes its order)
-    apart = cpu_model.SCATTERED if (schedule == "hyperplane" and sheared is None
-                                    and plan.recurrence.ndim == 2) else 1
-    parallel = cpu_model.predict_steps(costs, widths, cell * apart, threads) + touch
-    if apart > 1:
-        basis += f", a cell of a step {apart}x (its cells a row apart)"
     if sheared is not None:
         box = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
                                 plan.recurrence.dtype.itemsize)["tiled"]
         parallel = box * plan.recurrence.cells / (sheared.box[0] * sheared.box[1]) + 2 * touch
+    else:
+        # a 2-D hyperplane's step crosses rows (a k-D one's sequential fill takes its order)
+        apart = cpu_model.SCATTERED if (schedule == "hyperplane"
+                                        and plan.recurrence.ndim == 2) else 1
+        parallel = cpu_model.predict_steps(costs, widths, cell * apart, threads) + touch
+        if apart > 1:
+            basis += f", a cell of a step {apart}x (its cells a row apart)"
     sequential = plan.recurrence.cells * cell + touch
     shown = (f"{what} ({len(widths)}) {parallel * 1e3:.3g} ms, sequential "
              f"{sequential * 1e3:.3g} ms")

@@ -235,8 +235,6 @@ def unshear_fill(rec: Recurrence, sheared: Any, sh: Shear, copy_back: bool
     (:func:`_slab_gather_source`), a NOSE shear's cell by cell (a row of the table is
     one of the sheared table).  Returns the table (on the host when ``copy_back``, else
     the device array), the seconds compiling, gathering and copying back."""
-    from numba import from_dtype  # numba, not its CUDA target, which require() loads
-
     cuda = require()
     tiled = _slab_gather_source(sh, rec.ndim) if sh.frame == "slab" else None
     if tiled is None:
@@ -248,7 +246,8 @@ def unshear_fill(rec: Recurrence, sheared: Any, sh: Shear, copy_back: bool
                 index = unravel(e, rec.ndim).split(", ")
                 e(gather_line(sh, index), "q += cuda.gridsize(1)")
     t0 = time.perf_counter()
-    kern = (compile_kernel(rec, tiled, "unshear", DT=from_dtype(rec.dtype)) if tiled else
+    # the dtype's NumPy type, which names itself, so the kernel is kept on disk
+    kern = (compile_kernel(rec, tiled, "unshear", DT=rec.dtype.type) if tiled else
             compile_kernel(rec, e.source, "unshear"))
     M = cuda.device_array(rec.shape, dtype=rec.dtype)
     compile_for(kern, (M, sheared))
