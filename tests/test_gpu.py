@@ -338,3 +338,20 @@ def test_hyperplanes_at_real_sizes(path, size, pi):
         from floyd_warshall import reference as numpy_floyd_warshall
 
         np.testing.assert_array_equal(r.table[-1], numpy_floyd_warshall(rec.args[0])[-1])
+
+
+def test_launches_go_straight_to_the_driver_and_fill_as_numba_does(monkeypatch):
+    """A fill of a launch per step marshals its device arrays once and launches through
+    the driver (``device._launch_all``): the same table as numba's own launches."""
+    rec = load("examples/lcs.py", size=1500)
+    p = BY_CODE["NOSE"]
+    direct = []
+    found = device._direct_launch
+    monkeypatch.setattr(device, "_direct_launch",
+                        lambda kernel, first: direct.append(found(kernel, first)) or direct[-1])
+    ours = steps.pattern_fill(rec, p.index, p.steps(rec.shape))
+    monkeypatch.setattr(device, "_direct_launch", lambda kernel, first: None)
+    numbas = steps.pattern_fill(rec, p.index, p.steps(rec.shape))
+    assert direct and direct[0] is not None
+    assert np.array_equal(ours.table, numbas.table)
+    assert np.array_equal(ours.table, fill(rec, backend="cpu", schedule="sequential").table)

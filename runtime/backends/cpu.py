@@ -49,7 +49,12 @@ from runtime.backends.emit import (
     digest,
     remember,
 )
-from runtime.backends.rewrite import guarded_read_source, hyperplane_read_source, rewrite_reads
+from runtime.backends.rewrite import (
+    OffsetReads,
+    guarded_read_source,
+    hyperplane_read_source,
+    rewrite_reads,
+)
 from runtime.backends.shear import gather_line
 from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
 
@@ -168,28 +173,19 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
         reads: dict[str, str] = {}  # a guarded read's name: its source
-
-        def guarded(offsets: tuple[int | None, ...]) -> str:
-            """The read guarding itself at these offsets from the cell (2-D)."""
-            tag = "_".join("x" if d is None else f"m{-d}" if d < 0 else f"p{d}"
-                           for d in offsets)
-            name = f"_dg_read_{tag}" if len(offsets) == 2 else "_dg_read"
-            if name not in reads:
-                reads[name] = guarded_read_source(
-                    allowed, "M[a, b]", OOB, offsets if len(offsets) == 2 else (None, None))
-            return name
-
         if allowed is None and order is None:
             ns["_dg_read"], reads["_dg_read"] = _checked_read2(), "checked read, 2-D"
             src = rewrite_reads(ir, "_dg_read", "_dg_cell")
         else:
             if order is not None:
                 where = ", ".join(f"a{k}" for k in range(len(order)))
-                reads["_dg_read"] = hyperplane_read_source(order, f"M[{where}]", OOB)
-                src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+                guarded = OffsetReads(lambda d: hyperplane_read_source(
+                    order, f"M[{where}]", OOB, offsets=d), len(order))
             else:
-                guarded((None, None))  # the read of a cell that reassigns an index
-                src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
+                guarded = OffsetReads(lambda d: guarded_read_source(
+                    allowed, "M[a, b]", OOB, d), 2)
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
+            reads.update(guarded.reads)
             for name, what in reads.items():
                 ns[name] = jit(compile_source(what, "read", {"int64": np.int64}),
                                inline="always")

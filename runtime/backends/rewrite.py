@@ -27,8 +27,8 @@ from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
 from patterns import REGION_CODE
 
-__all__ = ["rewrite_reads", "guarded_read_source", "hyperplane_read_source", "CHECK", "KEPT",
-           "NARROW"]
+__all__ = ["rewrite_reads", "guarded_read_source", "OffsetReads", "hyperplane_read_source",
+           "CHECK", "KEPT", "NARROW"]
 
 CHECK = "_dg_check"
 KEPT = "_dg_kept"
@@ -218,7 +218,7 @@ def _constant_axis_test(signs: frozenset[int], d: int, a: str, n: str) -> str:
 
 
 def guarded_read_source(allowed: Collection[str], load: str, flag: int,
-                        offsets: tuple[int | None, int | None] = (None, None)) -> str:
+                        offsets: tuple[int | None, ...] = (None, None)) -> str:
     """Source of a read ``read(M, ck, x0, x1, a, b)`` of a 2-D table ``M`` by cell ``(x0,
     x1)`` that guards itself, for a fill that checks its own reads: a read outside the
     table, or in a region not among ``allowed`` (names of :data:`patterns.REGIONS`), sets
@@ -269,8 +269,41 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
     return e.source
 
 
+class OffsetReads:
+    """The self-guarding reads of one cell function, one per offset from the cell it
+    reads at (the ``read_for`` of :func:`rewrite_reads`), so each read tests only what
+    its offset leaves open: ``make(offsets)`` gives the source of the read (defining
+    ``read``) at ``offsets`` (one per axis, ``None`` where not a constant).  ``reads``
+    maps each read's name to its source; ``"_dg_read"``, the read at unknown offsets, is
+    always among them (a cell that reassigns an index calls it).
+
+    Examples
+    --------
+    >>> reads = OffsetReads(lambda d: guarded_read_source(("Left", "Up", "UpLeft"),
+    ...                                                   "M[a, b]", 0, d), 2)
+    >>> reads((-1, 0)), sorted(reads.reads)
+    ('_dg_read_m1_p0', ['_dg_read', '_dg_read_m1_p0'])
+    >>> print(reads.reads["_dg_read_m1_p0"].splitlines()[1])
+        if not (a >= 0):
+    """
+
+    def __init__(self, make: Callable[[tuple[int | None, ...]], str], ndim: int) -> None:
+        self.make, self.ndim = make, ndim
+        self.reads = {"_dg_read": make((None,) * ndim)}
+
+    def __call__(self, offsets: tuple[int | None, ...]) -> str:
+        if len(offsets) != self.ndim or all(d is None for d in offsets):
+            return "_dg_read"
+        tag = "_".join("x" if d is None else f"m{-d}" if d < 0 else f"p{d}" for d in offsets)
+        name = f"_dg_read_{tag}"
+        if name not in self.reads:
+            self.reads[name] = self.make(offsets)
+        return name
+
+
 def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
-                           frame: tuple[Any, Any, Sequence[int]] | None = None) -> str:
+                           frame: tuple[Any, Any, Sequence[int]] | None = None,
+                           offsets: Sequence[int | None] | None = None) -> str:
     """Source of a read ``read(M, ck, x0, x1, ..., a0, a1, ...)`` of a table of
     ``len(pi)`` dimensions by cell ``x`` that guards itself, for a fill by the hyperplane
     ``pi`` (:mod:`patterns.hyperplane`) that checks its own reads: a read outside the
@@ -279,7 +312,11 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
     read is ``load`` (over ``a0, a1, ...``).  With ``frame = (inverse, shift, shape)``,
     ``M`` is a sheared table (:class:`patterns.hyperplane.Shear`): a read whose cell of
     the original table, ``inverse (a - shift)``, is outside that table's ``shape`` fails
-    too (a cell of the sheared table no cell of the original one is).
+    too (a cell of the sheared table no cell of the original one is).  Along an axis
+    where the read's offset from the cell is a known constant (``offsets``, ``None``
+    where not; for a cell function that does not reassign its indices), only the
+    table's edge on the offset's side is tested, and with every offset known the order
+    is decided here.
 
     Examples
     --------
@@ -289,21 +326,30 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
             ck[9] = 1
             return M[0, 0]
         return M[a0, a1]
+    >>> print(hyperplane_read_source((2, 1), "M[a0, a1]", 9, offsets=(-1, 1)).splitlines()[1])
+        if a0 < 0 or a1 >= M.shape[1]:
     """
     ndim = len(pi)
+    known = list(offsets) if offsets is not None else [None] * ndim
     cells = ", ".join(f"x{k}" for k in range(ndim))
     reads = ", ".join(f"a{k}" for k in range(ndim))
-    bounds = [f"a{k} < 0 or a{k} >= M.shape[{k}]" for k in range(ndim)]
+    bounds = [f"a{k} < 0 or a{k} >= M.shape[{k}]" if d is None
+              else f"a{k} < 0" if d < 0 else f"a{k} >= M.shape[{k}]"
+              for k, d in enumerate(known) if d != 0]
     if frame is not None:
         inverse, shift, shape = frame
         for row, n in zip(inverse, shape):
             at = " + ".join(f"{u} * (a{k} - {c})" for k, (u, c) in enumerate(zip(row, shift))
                             if u) or "0"
             bounds.append(f"not 0 <= {at} < {n}")
-    order = " + ".join(f"{p} * (a{k} - x{k})" for k, p in enumerate(pi) if p)
+    if None in known:
+        bounds.append(" + ".join(f"{p} * (a{k} - x{k})" for k, p in enumerate(pi) if p)
+                      + " > -1")
+    elif sum(p * d for p, d in zip(pi, known)) > -1:
+        bounds = ["True"]  # this read is never on an earlier hyperplane
     e = Emitter()
     with e.block(f"def read(M, ck, {cells}, {reads})"):
-        with e.block(f"if {' or '.join(bounds)} or {order} > -1"):
+        with e.block(f"if {' or '.join(bounds) or 'False'}"):
             e(f"ck[{flag}] = 1", f"return M[{', '.join('0' * ndim)}]")
         e(f"return {load}")
     return e.source

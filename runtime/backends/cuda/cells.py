@@ -33,7 +33,12 @@ from runtime.backends.cuda.device import (
     simulated,
 )
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
-from runtime.backends.rewrite import guarded_read_source, hyperplane_read_source, rewrite_reads
+from runtime.backends.rewrite import (
+    OffsetReads,
+    guarded_read_source,
+    hyperplane_read_source,
+    rewrite_reads,
+)
 
 __all__ = ["rewritten_cell", "coherent_cell", "Checks", "checked_cell", "argument_loads",
            "band_read_source", "flip",
@@ -88,28 +93,35 @@ def loadable(dtype: np.dtype) -> None:
         raise SourceUnavailable(f"L1-skipping loads take integer and float cells, not {dtype}")
 
 
-def rewritten_cell(rec: Recurrence, ir: CellIR, read: str, names: dict[str, Any],
-                   cell_args: bool = True, hoist: Sequence[str] = (),
+def rewritten_cell(rec: Recurrence, ir: CellIR, read: str | OffsetReads,
+                   names: dict[str, Any], cell_args: bool = True, hoist: Sequence[str] = (),
                    narrow: frozenset[Position] = frozenset(), speculate: bool = False,
                    kept: Sequence[tuple[int, ...]] = ()) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
-    function ``read`` (source, compiled with ``names``), cached under the digest of both;
-    see :func:`runtime.backends.rewrite.rewrite_reads` for its arguments (``hoist``: the
+    function ``read`` (source, compiled with ``names``; or, given
+    :class:`~runtime.backends.rewrite.OffsetReads`, each read the one for its offset
+    from the cell), cached under the digest of both; see
+    :func:`runtime.backends.rewrite.rewrite_reads` for its arguments (``hoist``: the
     arrays whose loads the caller makes; ``narrow``: the values computed in int32;
     ``speculate``: the guards applied last, as selects; ``kept``: the offsets whose reads
     call ``read_kept``, which ``read`` then defines too).  ``SourceUnavailable`` when the
     cell function's source cannot be rewritten."""
+    read_for = read if isinstance(read, OffsetReads) else None
     body = rewrite_reads(ir, "_dg_read", "_dg_cell", cell_args=cell_args, hoist=hoist,
-                         narrow=narrow, speculate=speculate, kept=kept)
-    key = digest(body, {"read": digest(read, names), "cell": rec.func})  # its namespace too
+                         narrow=narrow, speculate=speculate, kept=kept, read_for=read_for)
+    reads = read_for.reads if read_for else {"_dg_read": read}  # after the rewrite named them
+    every = "\n".join(f"{name}:\n{source}" for name, source in sorted(reads.items()))
+    key = digest(body, {"read": digest(every if read_for else reads["_dg_read"], names),
+                        "cell": rec.func})  # its namespace too
 
     def build() -> Any:
         cuda = cuda_module()
         ns = {**function_namespace(rec.func), "_dg_i32": np.int32}
-        ns["_dg_read"] = cuda.jit(device=True)(compile_source(read, "read", dict(names)))
+        for name, source in reads.items():
+            ns[name] = cuda.jit(device=True)(compile_source(source, "read", dict(names)))
         if kept:
             ns["_dg_read_kept"] = cuda.jit(device=True)(
-                compile_source(read, "read_kept", dict(names)))
+                compile_source(reads["_dg_read"], "read_kept", dict(names)))
         return remember(cuda.jit(device=True)(compile_source(body, "_dg_cell", ns)), key)
 
     return CACHE.get(rec.func, ("cuda", key), build)
@@ -272,13 +284,15 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
     widen = simulated() and np.dtype(rec.dtype).kind in "iu"
     if checks.order is None:
         load = "LOAD(M, (int64(a), int64(b)))" if coherent else "M[a, b]"
-        read = guarded_read_source(checks.allowed, f"int64({load})" if widen else load, 0)
+        load = f"int64({load})" if widen else load
+        read = OffsetReads(lambda d: guarded_read_source(checks.allowed, load, 0, d), 2)
     else:
         where = [f"a{k}" for k in range(rec.ndim)]
         load = (f"LOAD(M, ({', '.join(f'int64({a})' for a in where)},))" if coherent
                 else f"M[{', '.join(where)}]")
-        read = hyperplane_read_source(checks.order, f"int64({load})" if widen else load, 0,
-                                      checks.frame)
+        load = f"int64({load})" if widen else load
+        read = OffsetReads(lambda d: hyperplane_read_source(checks.order, load, 0,
+                                                            checks.frame, d), rec.ndim)
     inner = rewritten_cell(rec, checks.ir, read, names)
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))

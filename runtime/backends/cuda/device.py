@@ -166,6 +166,75 @@ def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> No
         raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
 
 
+def _launch_all(kernel: Any, todo: Launches) -> None:
+    """Every launch of ``todo``, in order.  numba marshals every argument again on every
+    launch and finds the kernel's overload from the arguments' types, about 20 µs a
+    launch, most of a fill that launches once a step; the launches of one fill differ only
+    in their scalars, so their overload is found once, each device array's arguments are
+    marshalled once, and each launch goes to the driver with them.  Where that path is
+    not open (the simulator, a kernel compiled for debugging or with argument extensions,
+    an API this numba-cuda lacks), numba's own launch runs instead."""
+    direct = None if simulated() or len(todo) < 2 else _direct_launch(kernel, todo[0][2])
+    if direct is None:
+        for blocks, threads, args in todo:
+            _launch(kernel, blocks, threads, args)
+        return
+    try:
+        direct(*todo[0])
+    except (TypeError, AttributeError, ValueError):  # refused before launching: numba's way
+        for blocks, threads, args in todo:
+            _launch(kernel, blocks, threads, args)
+        return
+    except Exception as exc:  # a launch or device fault: name it, no traceback
+        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+    try:
+        for blocks, threads, args in todo[1:]:
+            direct(blocks, threads, args)
+    except Exception as exc:
+        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+
+
+def _direct_launch(kernel: Any, first: tuple[Any, ...]) -> Callable[..., None] | None:
+    """A launcher ``(blocks, threads, args)`` of ``kernel``'s overload for ``first``'s
+    types (compiled: :func:`compile_for`) that marshals each device array once (keyed by
+    its identity) and the scalars on every launch; ``None`` where numba-cuda does not
+    offer the pieces (:func:`_launch_all`)."""
+    try:
+        from numba import typeof
+        from numba.cuda import dispatcher as nd
+        from numba.cuda import types as nt
+
+        kern = kernel.compile(tuple(typeof(a) for a in first))  # compiled: found, not built
+        if kern.debug or kern.extensions or kern.cooperative:
+            return None
+        handle, launch, config_of = (kern._codelibrary.get_cufunc().kernel, nd.launch,
+                                     nd.LaunchConfig)
+        stream = nd.driver._to_core_stream(0)  # the default stream, as numba launches on
+        types = kern.argument_types
+        coop = ({"is_cooperative": False} if nd.CUDA_CORE_GE_1_0
+                else {"cooperative_launch": False})
+    except Exception:  # an API this numba-cuda lacks: numba's own launches
+        return None
+    marshalled: dict[int, list[Any]] = {}
+    kept: list[Any] = []  # the marshalled arrays, alive while their ids are keys
+
+    def direct(blocks: int, threads: int, args: tuple[Any, ...]) -> None:
+        words: list[Any] = []
+        for ty, value in zip(types, args):
+            if isinstance(ty, nt.Array):
+                if id(value) not in marshalled:
+                    kept.append(value)
+                    marshalled[id(value)] = part = []
+                    kern._prepare_args(ty, value, 0, [], part)
+                words += marshalled[id(value)]
+            else:
+                kern._prepare_args(ty, value, 0, [], words)
+        launch(stream, config_of(grid=(blocks, 1, 1), block=(threads, 1, 1), shmem_size=0,
+                                 **coop), handle, *words)
+
+    return direct
+
+
 def compile_for(kernel: Any, args: tuple[Any, ...]) -> None:
     """Compile ``kernel`` for these argument types (before timing a launch)."""
     if simulated():
@@ -270,8 +339,7 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     if todo:
         compile_for(kernel, todo[0][2])
     t2 = time.perf_counter()
-    for blocks, threads, args in todo:
-        _launch(kernel, blocks, threads, args)
+    _launch_all(kernel, todo)
     cuda.synchronize()
     t3 = time.perf_counter()
     found = dargs[-1].copy_to_host() if checks else None
