@@ -11,6 +11,10 @@ c``), passes on the reads of the value returned.  The reads of the value a cell 
 are its edges of the solution; the walk goes on from them until cells that read nothing.
 So the solution is a path for LCS or edit distance, a tree for matrix chain.
 
+The table is a NumPy array, or any :class:`Cells`: a table served a piece at a time (a
+block of rows refilled from a checkpoint, :mod:`runtime.backends.checkpoint`), told
+before each cell's run which cell is next so it can hold the cells that one reads.
+
 Assumptions: the table was filled by this recurrence (each cell's value is what its
 function returns on it); the cell function computes with Python's operators and
 built-ins on the values it reads (a value passed to a NumPy function loses its reads).
@@ -22,14 +26,14 @@ import operator
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from depgraph.errors import RecurrenceError, UsageError
 from depgraph.model import Recurrence
 
-__all__ = ["Solution", "solution"]
+__all__ = ["Cells", "Solution", "solution", "target_cell"]
 
 Cell = tuple[int, ...]
 
@@ -163,11 +167,31 @@ for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
 _Tracked.__hash__ = None  # type: ignore[assignment]
 
 
+@runtime_checkable
+class Cells(Protocol):
+    """A filled table served a piece at a time: :meth:`focus` is called before each
+    cell's run, and the cells that cell reads (and the cell itself) are then read with
+    ``cells[cell]``."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The table's shape."""
+        ...
+
+    def focus(self, cell: Cell) -> None:
+        """Hold ``cell`` and every cell it may read, until the next call."""
+        ...
+
+    def __getitem__(self, cell: Cell) -> Any:
+        """The value of a held cell."""
+        ...
+
+
 class _View:
     """``M`` for one cell's run: each read returns the cell's value, tracked."""
 
-    def __init__(self, table: np.ndarray):
-        self.table, self.shape, self.ndim = table, table.shape, table.ndim
+    def __init__(self, table: np.ndarray | Cells):
+        self.table, self.shape, self.ndim = table, tuple(table.shape), len(table.shape)
 
     def __getitem__(self, key: Any) -> _Tracked:
         at = key if isinstance(key, tuple) else (key,)
@@ -177,10 +201,26 @@ class _View:
         return _Tracked(self.table[cell], (cell,))
 
 
-def solution(rec: Recurrence, table: np.ndarray, target: Sequence[int] | None = None
+def target_cell(shape: tuple[int, ...], target: Sequence[int] | None) -> Cell:
+    """The cell a solution starts from: ``target``, else the last cell of a table of
+    ``shape``; ``UsageError`` when it is outside the table.
+
+    Examples
+    --------
+    >>> target_cell((3, 4), None), target_cell((3, 4), [1, 0])
+    ((2, 3), (1, 0))
+    """
+    start = tuple(int(t) for t in (target if target is not None else [n - 1 for n in shape]))
+    if len(start) != len(shape) or any(not 0 <= t < n for t, n in zip(start, shape)):
+        raise UsageError(f"target {start} is outside the table's shape {shape}")
+    return start
+
+
+def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] | None = None
              ) -> Solution:
     """The cells whose reads decided ``target``'s value (module docstring), from
-    ``rec``'s filled ``table``; ``target`` defaults to the table's last cell.
+    ``rec``'s filled ``table`` (an array, or :class:`Cells`); ``target`` defaults to the
+    table's last cell.
 
     Examples
     --------
@@ -195,10 +235,10 @@ def solution(rec: Recurrence, table: np.ndarray, target: Sequence[int] | None = 
     >>> int(s.value), s.cells
     (18, ((2, 3), (1, 3), (1, 2), (0, 2), (0, 1), (0, 0)))
     """
-    shape = tuple(table.shape)
-    start = tuple(int(t) for t in (target if target is not None else [n - 1 for n in shape]))
-    if len(start) != len(shape) or any(not 0 <= t < n for t, n in zip(start, shape)):
-        raise UsageError(f"target {start} is outside the table's shape {shape}")
+    start = target_cell(tuple(table.shape), target)
+    focus = table.focus if isinstance(table, Cells) else (lambda cell: None)
+    focus(start)
+    decided = table[start]
     view = _View(table)
     seen, order = {start}, deque([start])
     cells: list[Cell] = []
@@ -207,6 +247,7 @@ def solution(rec: Recurrence, table: np.ndarray, target: Sequence[int] | None = 
     while order:
         cell = order.popleft()
         cells.append(cell)
+        focus(cell)
         _COMPARED[0] = 0
         try:
             value = rec.func(view, *cell, *rec.args)
@@ -222,5 +263,5 @@ def solution(rec: Recurrence, table: np.ndarray, target: Sequence[int] | None = 
             if read not in seen:
                 seen.add(read)
                 order.append(read)
-    return Solution(start, table[start], tuple(edges), tuple(cells), undecided)
+    return Solution(start, decided, tuple(edges), tuple(cells), undecided)
 
