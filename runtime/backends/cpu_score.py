@@ -44,7 +44,8 @@ from runtime.backends.walk import (
     slot,
 )
 
-__all__ = ["ring_kernel", "ring_buffer", "kept_buffer", "cpu_score", "PARALLEL_CELLS"]
+__all__ = ["checked_cell", "ring_kernel", "ring_buffer", "kept_buffer", "cpu_score",
+           "PARALLEL_CELLS"]
 
 #: Cells a slice (an anti-diagonal, for a diagonal pattern) must have, on average, per
 #: thread, before the CPU score splits each slice among threads (a barrier per slice):
@@ -52,7 +53,7 @@ __all__ = ["ring_kernel", "ring_buffer", "kept_buffer", "cpu_score", "PARALLEL_C
 PARALLEL_CELLS = 64
 
 
-def _checked_cell(rec: Recurrence, ir: CellIR, found: list[str]) -> Any:
+def checked_cell(rec: Recurrence, ir: CellIR, found: list[str]) -> Any:
     """The cell function compiled for the CPU with its reads of ``M`` checked
     (:func:`runtime.backends.walk.checked_read_source`), an in-bounds read running the
     lines ``found``."""
@@ -82,7 +83,7 @@ def ring_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan, parallel: bool,
     read only earlier slices)."""
     outer, inner = (0, 1) if plan.axis == 0 else (1, 0)
     K = min(plan.keep, rec.shape[outer])
-    cell = _checked_cell(rec, ir, [f"return B[{slot(plan.axis, 'a', 'b', K)}]"])
+    cell = checked_cell(rec, ir, [f"return B[{slot(plan.axis, 'a', 'b', K)}]"])
     index = {outer: _walk(plan, "u", outer), inner: _walk(plan, "v", inner)}
     args = arg_tail(len(rec.args))
     e = Emitter()
@@ -105,7 +106,7 @@ def _window_kernel(rec: Recurrence, ir: CellIR, plan: ScorePlan,
     diagonal ``s``), values checked within ``bounds`` unless ``None``."""
     W = plan.diagonals
     ua, va = _walk(plan, "a", 0, "ck[0]"), _walk(plan, "b", 1, "ck[1]")
-    cell = _checked_cell(rec, ir, [f"ua = {ua}", f"return B[(ua + {va}) % {W}, ua]"])
+    cell = checked_cell(rec, ir, [f"ua = {ua}", f"return B[(ua + {va}) % {W}, ua]"])
     args = arg_tail(len(rec.args))
     e = Emitter()
     with e.block(f"def window(D, ck, bar, chunks, s0, s1, n, m{args})"), \

@@ -11,6 +11,10 @@ ever filled to check the values against, so a cell's value is checked as it is s
 where it may not fit the table's dtype (:func:`value_bounds`), the first that does not
 recorded in ``ck[7:11]`` as (flag, cell, value).
 
+A score may also recover its solution in linear-ish memory (:class:`BlockPlan`,
+:mod:`runtime.backends.checkpoint`): the walk by rows keeps the rows every block of rows
+starts from, and refills the blocks the solution crosses (:class:`Recovery`).
+
 Assumptions: 2-D tables; the buffer's reads reach only cells it still holds (the walk
 keeps enough slices for the farthest read).
 """
@@ -26,11 +30,12 @@ import numpy as np
 from depgraph.errors import CellFunctionError, OutOfBoundsError
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import narrowing
+from depgraph.frontend.provenance import Solution
 from depgraph.model import Recurrence
 from patterns import BY_CODE, last_cell
 from runtime.backends.emit import Emitter
 
-__all__ = ["ScorePlan", "ScoreResult", "slot", "ring_slot", "checked_read_source",
+__all__ = ["ScorePlan", "BlockPlan", "Recovery", "ScoreResult", "slot", "ring_slot", "checked_read_source",
            "ring_result", "CHECK_SLOTS", "checks", "value_bounds", "emit_store",
            "raise_found"]
 
@@ -67,12 +72,78 @@ class ScorePlan:
 
 
 @dataclass(frozen=True)
+class BlockPlan:
+    """How a score recovers its solution: rows top to bottom, each left to right, in
+    blocks of ``rows`` rows; every read ``halo`` rows up at most (or left in its own
+    row), so a block is refilled from the ``halo`` rows above it, kept as its
+    checkpoint; ``trim``: every read's column at or left of its cell's, so a block is
+    refilled only up to the column the solution enters it at; ``pattern``: the pattern
+    the reads allow (its step count bounds the values' growth), or ``"rows"``.
+
+    Examples
+    --------
+    >>> p = BlockPlan(rows=3, halo=1, trim=True, pattern="NOSE")
+    >>> p.blocks(10), p.memory((10, 5), 4)
+    (4, (60, 80))
+    """
+
+    rows: int
+    halo: int
+    trim: bool
+    pattern: str
+
+    def blocks(self, n: int) -> int:
+        """Blocks of a table of ``n`` rows."""
+        return -(-n // self.rows)
+
+    def memory(self, shape: tuple[int, int], itemsize: int) -> tuple[int, int]:
+        """Bytes of the checkpoints (one per block but the first) and of the block being
+        filled (its rows and the halo above them), for a table of ``shape``."""
+        n, m = shape
+        return ((self.blocks(n) - 1) * self.halo * m * itemsize,
+                (self.rows + self.halo) * m * itemsize)
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """A solution recovered from checkpoints (:class:`BlockPlan`): the ``solution``, the
+    bytes the checkpoints and the block took, the blocks the walk refilled and their
+    cells, and seconds refilling (compiled) and walking (Python, refills apart)."""
+
+    solution: Solution
+    plan: BlockPlan
+    checkpoint_bytes: int
+    block_bytes: int
+    refills: int
+    refilled_cells: int
+    refill_s: float
+    walk_s: float
+
+    @property
+    def memory_bytes(self) -> int:
+        """What the fill and the walk held at once: the checkpoints and the block."""
+        return self.checkpoint_bytes + self.block_bytes
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields a score's ``--json`` adds (the ``solution`` object among them)."""
+        return {"solution": self.solution.to_json(), "solution_summary": self.solution.summary(),
+                "solution_memory_bytes": self.memory_bytes,
+                "recovery": {"block_rows": self.plan.rows, "halo_rows": self.plan.halo,
+                             "trimmed": self.plan.trim,
+                             "checkpoint_bytes": self.checkpoint_bytes,
+                             "block_bytes": self.block_bytes, "refills": self.refills,
+                             "refilled_cells": self.refilled_cells,
+                             "refill_s": self.refill_s, "walk_s": self.walk_s}}
+
+
+@dataclass(frozen=True)
 class ScoreResult:
     """A score-only fill: the value of ``cell``, the last cell ``pattern`` fills, and for
     a walk by rows (columns) ``line``, the whole last row (column) filled.
 
     ``kept`` is the number of cells the fill held at once; times in seconds (``check_s``:
-    the CPU check of the edge cells before a GPU fill).
+    the CPU check of the edge cells before a GPU fill); ``recovery``: the solution, when
+    the score recovered it (:class:`Recovery`).
     """
 
     value: Any
@@ -86,6 +157,7 @@ class ScoreResult:
     check_s: float = 0.0
     notes: tuple[str, ...] = field(default=())
     line: np.ndarray | None = None
+    recovery: Recovery | None = None
 
     @property
     def line_kind(self) -> str | None:
@@ -116,7 +188,8 @@ class ScoreResult:
                 "compute_s": self.compute_s, "compile_s": self.compile_s,
                 "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes),
                 "line": self.line_name, "line_kind": self.line_kind,
-                "line_cells": None if self.line is None else len(self.line)}
+                "line_cells": None if self.line is None else len(self.line),
+                **(self.recovery.to_json() if self.recovery else {})}
 
 
 def slot(axis: int, i: str, j: str, K: int) -> str:
@@ -185,10 +258,10 @@ def ring_result(plan: ScorePlan, B: np.ndarray, last: tuple[int, int], backend: 
                        notes=tuple(notes), line=line)
 
 
-def checks(rows: int, shape: tuple[int, int]) -> np.ndarray:
+def checks(rows: int, shape: tuple[int, int], extra: int = 0) -> np.ndarray:
     """``ck`` with ``rows`` rows (a row per CPU thread): the table's shape, then room for
-    what the walk finds (:data:`CHECK_SLOTS`)."""
-    ck = np.zeros((rows, CHECK_SLOTS), dtype=np.int64)
+    what the walk finds (:data:`CHECK_SLOTS`), then ``extra`` slots the caller uses."""
+    ck = np.zeros((rows, CHECK_SLOTS + extra), dtype=np.int64)
     ck[:, 0], ck[:, 1] = shape
     return ck
 
