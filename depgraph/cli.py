@@ -82,11 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true", help="compare with the sequential reference")
     p.add_argument("--solution", action="store_true",
                    help="recover the cells whose reads decided the target's value (the "
-                   "alignment's path, the knapsack's items, the chain's splits)")
+                   "alignment's path, the knapsack's items, the chain's splits); with "
+                   "--score, from checkpoints of rows, in linear-ish memory (CPU)")
     p.add_argument("--target", type=_cell, metavar="CELL",
                    help="the cell --solution starts from (default: the last cell filled)")
     p.add_argument("--solution-out", metavar="FILE.json",
                    help="write the solution as JSON (with --solution)")
+    p.add_argument("--block-rows", type=int, default=None, metavar="N",
+                   help="with --score --solution: rows of a block refilled from its "
+                   "checkpoint (default: about sqrt(rows x rows read up))")
     _threads(p)
     p.add_argument("--score", action="store_true",
                    help="only the last cell's value, keeping the few rows, columns or "
@@ -224,9 +228,10 @@ def _solution_request(args: argparse.Namespace) -> Path | None:
     ``--solution-out`` writes."""
     if (args.target or args.solution_out) and not args.solution:
         raise UsageError("--target and --solution-out go with --solution")
-    if args.solution and args.score:
-        raise UsageError("--solution follows the reads back through the whole table, which "
-                         "--score does not keep; leave out --score (or fill a smaller size)")
+    if args.block_rows is not None and not (args.solution and args.score):
+        raise UsageError("--block-rows goes with --score --solution")
+    if args.solution and args.score and args.output:
+        raise UsageError("with --score --solution, -o has no last line to save; leave out -o")
     if not args.solution_out:
         return None
     if not args.solution_out.endswith(".json"):
@@ -236,6 +241,11 @@ def _solution_request(args: argparse.Namespace) -> Path | None:
     return out
 
 
+def _write_solution(out: Path, found: depgraph.Solution) -> None:
+    """``--solution-out``: the solution's JSON object, whole or not at all."""
+    atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json())))
+
+
 def _run(args: argparse.Namespace) -> int:
     start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
@@ -243,7 +253,7 @@ def _run(args: argparse.Namespace) -> int:
     rec = load(args.file, name=args.name, size=args.size)
     t1 = time.perf_counter()
     if args.score:
-        return _run_score(args, rec, out, (start, t0, t1 - t0))
+        return _run_score(args, rec, out, solution_out, (start, t0, t1 - t0))
     res = depgraph.fill(rec, backend=args.backend, schedule=args.schedule, verify=args.verify,
                         copy_back=out is not None or args.solution,
                         progress=_progress(not args.json), threads=args.threads)
@@ -254,7 +264,7 @@ def _run(args: argparse.Namespace) -> int:
     if out:
         _save(out, res.table)
     if solution_out and found:
-        atomic_write(solution_out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json())))
+        _write_solution(solution_out, found)
     t4 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "output": args.output,
@@ -269,26 +279,32 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
-               started: tuple[float | None, float, float]) -> int:
-    """``run --score``; ``started``: the process's age when the command began, the clock
-    then, and the seconds loading took (for the phases)."""
+               solution_out: Path | None, started: tuple[float | None, float, float]) -> int:
+    """``run --score`` (with ``--solution``: recovered from checkpoints, written to
+    ``solution_out`` if given); ``started``: the process's age when the command began,
+    the clock then, and the seconds loading took (for the phases)."""
     if args.schedule != "auto":
         raise UsageError(f"--score picks its own walk; leave out --schedule {args.schedule}")
     t1 = time.perf_counter()
-    plan = depgraph.score_plan(rec)
+    plan = None if args.solution else depgraph.score_plan(rec)
     t2 = time.perf_counter()
-    if out and plan.gpu:
+    if out and plan and plan.gpu:
         raise UsageError("with --score, -o saves the last row or column of a walk by rows or "
                          "columns; this one walks anti-diagonals and keeps no whole line")
     res = depgraph.score(rec, backend=args.backend, progress=_progress(not args.json), plan=plan,
-                         threads=args.threads)
+                         threads=args.threads, solution=args.solution and (args.target or True),
+                         block_rows=args.block_rows)
     t3 = time.perf_counter()
     if out:  # a walk by rows or columns (checked above): the last line
         _save(out, res.line)
+    if solution_out and res.recovery:
+        _write_solution(solution_out, res.recovery.solution)
     t4 = time.perf_counter()
     verified = depgraph.verify_score(res, rec) if args.verify else None
     listed = {"plan_s": t2 - t1, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
-              "check_s": res.check_s, "compute_s": res.compute_s}
+              "check_s": res.check_s, "compute_s": res.compute_s,
+              **({"refill_s": res.recovery.refill_s, "walk_s": res.recovery.walk_s}
+                 if res.recovery else {})}
     phases = _phases(started[0], started[1], started[2], listed, t3 - t1, t4 - t3,
                      verify_s=time.perf_counter() - t4 if args.verify else None)
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
@@ -408,6 +424,11 @@ def format_score(d: dict[str, Any]) -> str:
         lines.append(f"{'last ' + d['line_kind']:<12} {d['line']} ({d['line_cells']:,} cells): "
                      f"{d['line_preview']}")
     lines.append(f"memory       {d['kept_cells']:,} cells kept at once, of {d['cells']:,}")
+    if d.get("recovery"):
+        r = d["recovery"]
+        lines[-1] += (f": {format_bytes(d['solution_memory_bytes'])} (checkpoints "
+                      f"{format_bytes(r['checkpoint_bytes'])}, a block of {r['block_rows']:,} "
+                      f"rows {format_bytes(r['block_bytes'])})")
     if d["backend"] == "cuda":
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
                      f"host->device {d['h2d_s']:.4f} s")

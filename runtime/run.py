@@ -53,6 +53,7 @@ from runtime.backends.walk import (
     ring_result,
     value_bounds,
 )
+from runtime.recover import score_solution
 from runtime.schedule import costmodel
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
 from runtime.schedule.plan import Plan, certified_plan, in_fill_plan, make_plan, shear_of
@@ -659,12 +660,18 @@ def _last_cell(plan: Plan) -> tuple[int, ...]:
 
 
 def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = None,
-          plan: ScorePlan | None = None, threads: int | None = None) -> ScoreResult:
+          plan: ScorePlan | None = None, threads: int | None = None,
+          solution: bool | Sequence[int] = False, block_rows: int | None = None
+          ) -> ScoreResult:
     """The value of the last cell of ``rec``'s walk (:mod:`runtime.schedule.score_plan`),
     keeping only the cells still to be read, filled on ``backend`` (``auto``, ``cuda``,
     ``cpu`` or ``python``; ``threads`` as in :func:`fill`); ``progress`` reports the
     cells done (CPU backends); ``plan``:
     :func:`runtime.schedule.score_plan.score_plan`'s, when the caller already has it.
+    ``solution``: also recover the cells whose reads decided this cell's value (``True``:
+    the last cell's) as ``ScoreResult.recovery``, from checkpoints of blocks of
+    ``block_rows`` rows, on one CPU core (:func:`runtime.recover.score_solution`; no
+    ``plan``).
 
     Every read is checked: on the CPU backends and in the GPU's rows (columns) as it is
     made; before a GPU window fill, the cells within the farthest read of the frame's
@@ -682,6 +689,12 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
     >>> r.cell, int(r.value), r.pattern, r.kept
     ((3, 4), 35, 'NOSE', 8)
     """
+    if solution is not False:
+        if plan is not None:
+            raise UsageError("the solution of a score walks rows in blocks of its own; "
+                             f"leave out {setting('plan')}")
+        return score_solution(rec, backend, None if solution is True else solution,
+                              progress, block_rows)
     with cpu.thread_count(threads):
         return _score(rec, backend, progress, plan)
 

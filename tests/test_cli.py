@@ -338,8 +338,39 @@ def test_run_recovers_the_solution(write_rec, tmp_path, capsys):
     assert "solution     " in capsys.readouterr().out
 
 
+def test_run_score_recovers_the_solution_from_checkpoints(write_rec, tmp_path, capsys):
+    out = tmp_path / "sol.json"
+    assert main(["run", write_rec(LCS), "--solution", "--json", "--target", "6,5"]) == 0
+    whole = json.loads(capsys.readouterr().out)["solution"]
+    assert main(["run", write_rec(LCS), "--score", "--solution", "--json", "--target", "6,5",
+                 "--block-rows", "2", "--solution-out", str(out)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["solution"] == whole == json.loads(out.read_text()) and d["value"] == 4
+    assert d["solution_memory_bytes"] == d["kept_cells"] * 4 > 0
+    assert d["recovery"]["block_rows"] == 2 and d["phases"]["refill_s"] >= 0
+    assert main(["run", write_rec(LCS), "--score", "--solution"]) == 0
+    text = capsys.readouterr().out
+    assert "solution     " in text and "(checkpoints " in text
+
+
+DOWN = """
+@recurrence(shape=(4, 4), dtype=np.int64)
+def down(M, i, j):
+    return 1 if i == 3 or j == 0 else M[i + 1, j] + M[i, j - 1]
+"""
+
+
+@pytest.mark.parametrize("body, argv, text", [
+    (DOWN, ["--solution", "--score"], "goes down; leave out --score"),
+    (LCS, ["--solution", "--score", "-o", "x.npy"], "leave out -o"),
+    (LCS, ["--solution", "--block-rows", "2"], "--block-rows goes with --score --solution"),
+])
+def test_score_solution_usage_errors_exit_2(write_rec, capsys, body, argv, text):
+    assert main(["run", write_rec(body), *argv]) == 2
+    assert text in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, text", [
-    (["--solution", "--score"], "leave out --score"),
     (["--target", "1,1"], "go with --solution"),
     (["--solution", "--solution-out", "x.txt"], "FILE.json"),
 ])

@@ -1,0 +1,160 @@
+"""A score's solution from checkpoints (:mod:`runtime.recover`) against the solution over
+the whole table (:func:`depgraph.frontend.provenance.solution`): the same target, value,
+cells and edges in the same order, on LCS, edit distance, DTW, Smith-Waterman with a
+target inside the table, a knapsack (reads at a data-dependent column: whole rows), a
+read two rows up, and a sum (a walk that goes back down to blocks it left); random
+inputs with ties, rows of one cell or one row, blocks that do not divide the rows."""
+
+import numpy as np
+import pytest
+from edit_distance import make_edit_distance
+from knapsack import make_knapsack
+from lcs import make_lcs
+
+from depgraph import fill, recurrence, score
+from depgraph.errors import UsageError
+from depgraph.frontend.provenance import solution
+
+
+def make_dtw(X, Y):
+    @recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.float64, args=(X, Y))
+    def dtw(M, i, j, X, Y):
+        if i == 0 and j == 0:
+            return 0.0
+        if i == 0 or j == 0:
+            return np.inf
+        return abs(X[i - 1] - Y[j - 1]) + min(M[i - 1, j], M[i, j - 1], M[i - 1, j - 1])
+
+    return dtw
+
+
+def make_smith_waterman(X, Y):
+    @recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.int32, args=(X, Y))
+    def smith_waterman(M, i, j, X, Y):
+        if i == 0 or j == 0:
+            return 0
+        diag = M[i - 1, j - 1] + (2 if X[i - 1] == Y[j - 1] else -1)
+        return max(0, diag, M[i - 1, j] - 1, M[i, j - 1] - 1)
+
+    return smith_waterman
+
+
+def make_far(A):
+    @recurrence(shape=A.shape, dtype=np.int64, args=(A,))
+    def far(M, i, j, A):
+        best = A[i, j]
+        if i >= 2 and j >= 1:
+            best = max(best, M[i - 2, j - 1] + A[i, j])
+        if i >= 1:
+            best = max(best, M[i - 1, j] + 1)
+        if j >= 1:
+            best = max(best, M[i, j - 1])
+        return best
+
+    return far
+
+
+@recurrence(shape=(7, 5), dtype=np.int64)
+def paths(M, i, j):
+    return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+
+
+def _same(rec, target=None, block_rows=None):
+    """The checkpointed solution equals the whole table's; the recovery returned."""
+    table = fill(rec, backend="python").table
+    want = solution(rec, table, target)
+    got = score(rec, solution=True if target is None else target, block_rows=block_rows)
+    s = got.recovery.solution
+    assert (s.target, s.cells, s.edges, s.undecided) == (want.target, want.cells, want.edges,
+                                                         want.undecided)
+    assert s.value == pytest.approx(want.value, rel=1e-12)
+    assert got.value == pytest.approx(table[-1, -1], rel=1e-12)
+    return got.recovery
+
+
+@pytest.mark.parametrize("n, m, rows", [(1, 9, None), (9, 1, None), (1, 1, None), (13, 6, 4),
+                                        (6, 13, 5), (20, 17, 3), (20, 17, 1), (20, 17, 30)])
+def test_lcs_and_edit_distance(n, m, rows):
+    rng = np.random.default_rng(n * 100 + m)
+    for make in (make_lcs, make_edit_distance):
+        x, y = rng.integers(0, 3, n), rng.integers(0, 3, m)  # three letters: many ties
+        rec = make(x, y)
+        _same(rec, block_rows=rows)
+        _same(rec, target=(n // 2, m - 1), block_rows=rows)
+
+
+@pytest.mark.parametrize("n, m, rows", [(1, 7, None), (7, 1, None), (11, 8, 3), (16, 9, None)])
+def test_dtw_with_ties(n, m, rows):
+    rng = np.random.default_rng(n + m)
+    X, Y = rng.integers(0, 3, n) / 2, rng.integers(0, 3, m) / 2
+    _same(make_dtw(X, Y), block_rows=rows)
+
+
+def test_smith_waterman_from_its_best_cell():
+    rng = np.random.default_rng(4)
+    for n, m, rows in [(15, 22, 4), (22, 15, 7), (9, 9, 1)]:
+        rec = make_smith_waterman(rng.integers(0, 2, n), rng.integers(0, 2, m))
+        table = fill(rec, backend="python").table
+        best = tuple(int(k) for k in np.unravel_index(np.argmax(table), table.shape))
+        rv = _same(rec, target=best, block_rows=rows)
+        assert rv.solution.value == table.max()
+
+
+def test_a_knapsack_refills_whole_rows():
+    rng = np.random.default_rng(7)
+    rec = make_knapsack(rng.integers(1, 6, 9), rng.integers(1, 10, 9), 17)
+    rv = _same(rec, block_rows=2)
+    assert not rv.plan.trim and rv.refilled_cells % rec.shape[1] == 0
+
+
+def test_a_read_two_rows_up_keeps_two_rows_a_checkpoint():
+    A = np.random.default_rng(2).integers(0, 3, (17, 12))
+    rv = _same(make_far(A), block_rows=3)
+    assert rv.plan.halo == 2 and rv.checkpoint_bytes == 5 * 2 * 12 * 8
+
+
+def test_a_sum_walks_back_down_to_blocks_it_left():
+    rv = _same(paths, target=(6, 4), block_rows=2)
+    assert rv.solution.undecided and rv.refills > 3
+
+
+def test_memory_is_the_checkpoints_and_one_block():
+    rec = make_lcs(np.arange(99) % 4, np.arange(40) % 3)
+    r = score(rec, solution=True)
+    rv = r.recovery
+    assert rv.plan.rows == 10 and rv.checkpoint_bytes == 9 * 41 * 4
+    assert rv.memory_bytes == rv.checkpoint_bytes + 11 * 41 * 4 == r.kept * 4
+    assert r.to_json()["solution_memory_bytes"] == rv.memory_bytes
+
+
+@pytest.mark.parametrize("kwargs, text", [
+    ({"backend": "cuda"}, "on the CPU"),
+    ({"block_rows": 0}, "at least 1"),
+    ({"solution": (9, 9)}, "outside"),
+])
+def test_usage_errors(kwargs, text):
+    rec = make_lcs("ACGT", "AGT")
+    with pytest.raises(UsageError, match=text):
+        score(rec, **{"solution": True, **kwargs})
+
+
+def test_reads_not_at_constant_rows_up_are_refused():
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def chain(M, i, j):
+        return 0 if j <= i else min(M[i, k] + M[k + 1, j] for k in range(i, j))
+
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def down(M, i, j):
+        return 1 if i == 3 or j == 0 else M[i + 1, j] + M[i, j - 1]
+
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def alias(M, i, j):
+        A = M
+        return 0 if i == 0 else A[i - 1, j]
+
+    with pytest.raises(UsageError, match="to a varying column"):
+        score(chain, solution=True)
+    with pytest.raises(UsageError, match="constant offsets in the source"):
+        score(alias, solution=True)
+    with pytest.raises(UsageError, match=r"M\[i \+ 1, j\] goes down; leave out score=True"):
+        score(down, solution=True)
