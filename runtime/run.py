@@ -689,13 +689,13 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
     >>> r.cell, int(r.value), r.pattern, r.kept
     ((3, 4), 35, 'NOSE', 8)
     """
-    if solution is not False:
-        if plan is not None:
-            raise UsageError("the solution of a score walks rows in blocks of its own; "
-                             f"leave out {setting('plan')}")
-        return score_solution(rec, backend, None if solution is True else solution,
-                              progress, block_rows)
+    if solution is not False and plan is not None:
+        raise UsageError("the solution of a score walks rows in blocks of its own; "
+                         f"leave out {setting('plan')}")
     with cpu.thread_count(threads):
+        if solution is not False:
+            return score_solution(rec, backend, None if solution is True else solution,
+                                  progress, block_rows)
         return _score(rec, backend, progress, plan)
 
 
