@@ -9,6 +9,7 @@ first and last matrix of the product ``A_i ... A_j``; the table is ``n x n``::
             = min_{i <= k < j} M[i, k] + M[k+1, j] + d_i d_{k+1} d_{j+1}   if i < j
 
 Only the upper triangle reads anything; cells below the diagonal are 0 without reads.
+The answer, the whole chain's cost, is ``M[0, n-1]`` (the recurrence's ``target``).
 Reads: ``M[i, k]`` is Left and ``M[k+1, j]`` is Down, so the diagonals ``j - i`` are
 filled in ascending order: pattern SONE (the thesis's ``MCM``).  The thesis's example:
 ``8x3, 3x7, 7x4`` costs 180.
@@ -40,7 +41,7 @@ def make_matrix_chain(dims):
         raise ValueError("dims must list at least two dimensions")
     n = len(d) - 1
 
-    @recurrence(shape=(n, n), dtype=np.int64, args=(d,))
+    @recurrence(shape=(n, n), dtype=np.int64, args=(d,), target=(0, n - 1))
     def matrix_chain(M, i, j, d):
         if j <= i:
             return 0

@@ -39,11 +39,13 @@ __all__ = ["score_solution"]
 def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int] | None = None,
                    progress: Progress | None = None, block_rows: int | None = None
                    ) -> ScoreResult:
-    """The score of ``rec``'s last cell and the solution from ``target`` (default: the
-    last cell), in linear-ish memory (module docstring); ``block_rows``: the rows of a
-    block (default about ``sqrt(n R)``); ``backend``: ``auto`` or ``cpu`` (it runs on
-    one CPU core); ``progress`` reports the cells filled, then the rows the walk has
-    climbed.  The result's ``recovery`` holds the solution and the memory it took.
+    """The score of ``rec``'s last cell and the solution from ``target``, in linear-ish
+    memory (module docstring).  ``target`` defaults to the cell the recurrence names as
+    its answer, else the last cell (``UsageError`` before the fill where its answer is a
+    function of the whole table); ``block_rows``: the rows of a block (default about
+    ``sqrt(n R)``); ``backend``: ``auto`` or ``cpu`` (it runs on one CPU core);
+    ``progress`` reports the cells filled, then the rows the walk has climbed.  The
+    result's ``recovery`` holds the solution and the memory it took.
 
     Examples
     --------
@@ -62,7 +64,7 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     ir = cell_ir(rec)
     plan = block_plan(rec, ir, block_rows)
     n, m = rec.shape
-    start = target_cell(rec.shape, target)
+    start = target_cell(rec, target)
     steps = BY_CODE[plan.pattern].steps((n, m)) if plan.pattern in BY_CODE else n * m
     bounds = value_bounds(rec, ir, steps)
     blocks = Blocks(rec, ir, plan, bounds)
@@ -86,6 +88,7 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         "every read checked against the table's shape as it is made"
         + ("" if bounds is None else f"; each value checked as stored: no proof it fits "
                                      f"{rec.dtype}"),
+        *([found.note] if found.note else []),
     ]
     kept = recovery.memory_bytes // rec.dtype.itemsize
     return ScoreResult(value, last, plan.pattern, "cpu", kept, run_s, blocks.compile_s,

@@ -12,7 +12,7 @@ from knapsack import make_knapsack
 from lcs import make_lcs
 
 from depgraph import fill, recurrence, score
-from depgraph.errors import UsageError
+from depgraph.errors import RecurrenceError, UsageError
 from depgraph.frontend.provenance import solution
 
 
@@ -118,6 +118,7 @@ def test_a_read_two_rows_up_keeps_two_rows_a_checkpoint():
 def test_a_sum_walks_back_down_to_blocks_it_left():
     rv = _same(paths, target=(6, 4), block_rows=2)
     assert rv.solution.undecided and rv.refills > 3
+    assert rv.solution.note in score(paths, solution=(6, 4), block_rows=2).notes
 
 
 def test_memory_is_the_checkpoints_and_one_block():
@@ -160,3 +161,42 @@ def test_reads_not_at_constant_rows_up_are_refused():
         score(alias, solution=True)
     with pytest.raises(UsageError, match=r"M\[i \+ 1, j\] goes down; leave out score=True"):
         score(down, solution=True)
+
+
+def _with(rec, **kwargs):
+    """``rec`` with ``target=`` or ``recover=`` added."""
+    return recurrence(shape=rec.shape, dtype=rec.dtype, args=rec.args, name=rec.name,
+                      **kwargs)(rec.func)
+
+
+def test_a_target_cell_is_the_default():
+    rec = _with(make_lcs("ACGTTAGC", "AGTCA"), target=(5, 3))
+    assert _same(rec, block_rows=2).solution.target == (5, 3)
+
+
+def test_a_target_function_needs_the_whole_table():
+    rec = _with(make_lcs("ACGT", "AGT"), target=lambda M: (2, 2))
+    with pytest.raises(UsageError, match=r"the target function <lambda> of 'lcs' needs the "
+                       r"whole filled table, which the score does not keep; give the cell "
+                       r"\(target=\.\.\.\) or leave out score=True"):
+        score(rec, solution=True)
+    assert score(rec, solution=(2, 2)).recovery.solution.target == (2, 2)
+
+
+def test_a_recovery_function_is_followed_through_the_checkpoints():
+    def larger(M, i, j):  # the larger of a sum's two reads: a path, not all the reads
+        if i == 0 or j == 0:
+            return []
+        return [(i - 1, j)] if M[i - 1, j] >= M[i, j - 1] else [(i, j - 1)]
+
+    rv = _same(_with(paths, recover=larger), block_rows=2)
+    s = rv.solution
+    assert len(s.edges) == len(s.cells) - 1 and 0 in s.cells[-1] and not s.undecided
+
+    def corner(M, i, j):  # reads a cell the block does not hold
+        return [] if M[0, 0] and (i == 0 or j == 0) else larger(M, i, j)
+
+    with pytest.raises(RecurrenceError, match=r"the recovery function corner of 'paths' "
+                       r"failed: RecurrenceError: the solution walk read \(0, 0\), outside "
+                       r"the block it holds"):
+        score(_with(paths, recover=corner), solution=True, block_rows=2)

@@ -11,9 +11,20 @@ c``), passes on the reads of the value returned.  The reads of the value a cell 
 are its edges of the solution; the walk goes on from them until cells that read nothing.
 So the solution is a path for LCS or edit distance, a tree for matrix chain.
 
+Where that does not apply, the recurrence may name its own recovery function
+(``recover=`` of :func:`depgraph.model.recurrence`): called with the filled table, the
+cell's indices and the arguments, it returns the cells to follow, each of which must be
+one the cell reads (its reads are recorded by running the cell once); following them
+must never come back to a cell on the way (a loop).  The walk starts at the target:
+the one asked for, else the one the recurrence names (``target=``), else the table's
+last cell (:func:`target_cell`).
+
 The table is a NumPy array, or any :class:`Cells`: a table served a piece at a time (a
 block of rows refilled from a checkpoint, :mod:`runtime.backends.checkpoint`), told
-before each cell's run which cell is next so it can hold the cells that one reads.
+before each cell's run which cell is next so it can hold the cells that one reads.  Both
+steps of the walk (following the reads, or the recovery function) read it the same way,
+so a recovery function is given the :class:`Cells` as ``M`` there, and reads only the
+cells the cell may read.
 
 Assumptions: the table was filled by this recurrence (each cell's value is what its
 function returns on it); the cell function computes with Python's operators and
@@ -24,14 +35,14 @@ from __future__ import annotations
 
 import operator
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from depgraph.errors import RecurrenceError, UsageError
-from depgraph.model import Recurrence
+from depgraph.errors import RecurrenceError, UsageError, format_cell
+from depgraph.model import Recurrence, check_cell, read_only
 
 __all__ = ["Cells", "Solution", "solution", "target_cell"]
 
@@ -76,10 +87,24 @@ class Solution:
 
     def summary(self) -> str:
         """One line, as ``depgraph run --solution`` prints it."""
-        note = (f"; {self.undecided} cell(s) whose value sums several reads with no max, "
-                f"min or comparison choosing: all of them are on it" if self.undecided else "")
         return (f"{len(self.cells):,} cells from M{self.target} = {self.value} "
-                f"({len(self.edges):,} edges){note}")
+                f"({len(self.edges):,} edges)")
+
+    @property
+    def note(self) -> str | None:
+        """What the solution holds beyond the reads that decided (a note of ``depgraph
+        run``), or ``None``.
+
+        Examples
+        --------
+        >>> Solution((1, 1), 2, (), ((1, 1),), 1).note
+        'solution: 1 cell(s) read several cells with no max, min or comparison choosing among them (a sum): all their reads are edges of the solution'
+        """
+        if not self.undecided:
+            return None
+        return (f"solution: {self.undecided} cell(s) read several cells with no max, min or "
+                "comparison choosing among them (a sum): all their reads are edges of the "
+                "solution")
 
 
 class _Tracked:
@@ -188,39 +213,156 @@ class Cells(Protocol):
 
 
 class _View:
-    """``M`` for one cell's run: each read returns the cell's value, tracked."""
+    """``M`` for one cell's run over the filled table (an array, or :class:`Cells` told
+    the cell first): each read returns the cell's value, tracked, and is recorded."""
 
     def __init__(self, table: np.ndarray | Cells):
         self.table, self.shape, self.ndim = table, tuple(table.shape), len(table.shape)
+        self.focus: Callable[[Cell], None] = table.focus if isinstance(table, Cells) else \
+            (lambda cell: None)  # an array holds every cell
+        self.reads: list[Cell] = []  # of the cell run last, in order
 
     def __getitem__(self, key: Any) -> _Tracked:
         at = key if isinstance(key, tuple) else (key,)
         cell = tuple(int(k) for k in at)
         if len(cell) != self.ndim or any(not 0 <= c < n for c, n in zip(cell, self.shape)):
             raise RecurrenceError(f"the solution walk read {cell}, outside shape {self.shape}")
+        self.reads.append(cell)
         return _Tracked(self.table[cell], (cell,))
 
+    def run(self, rec: Recurrence, cell: Cell) -> Any:
+        """``rec``'s cell function on ``cell``, its reads recorded; the table holds
+        ``cell`` and its reads until the next run."""
+        self.focus(cell)
+        self.reads.clear()
+        try:
+            return rec.func(self, *cell, *rec.args)
+        except RecurrenceError:
+            raise
+        except Exception as exc:
+            raise RecurrenceError(f"the solution walk could not run cell {cell}: "
+                                  f"{type(exc).__name__}: {exc}") from None
 
-def target_cell(shape: tuple[int, ...], target: Sequence[int] | None) -> Cell:
-    """The cell a solution starts from: ``target``, else the last cell of a table of
-    ``shape``; ``UsageError`` when it is outside the table.
+
+#: One step of the walk: the cells to follow from a cell, and whether its value read
+#: several cells with nothing choosing among them.
+Step = Callable[[Cell], tuple[tuple[Cell, ...], bool]]
+
+
+def _decided(rec: Recurrence, view: _View) -> Step:
+    """The step that follows the reads that decided a cell's value."""
+
+    def step(cell: Cell) -> tuple[tuple[Cell, ...], bool]:
+        _COMPARED[0] = 0
+        value = view.run(rec, cell)
+        reads = value.reads if isinstance(value, _Tracked) else ()
+        return reads, len(reads) > 1 and not _COMPARED[0]  # a sum nothing chose
+
+    return step
+
+
+def _recovered(rec: Recurrence, view: _View, recover: Callable[..., Any], name: str) -> Step:
+    """The step that follows the cells ``recover`` (the recurrence's recovery function,
+    called ``name`` in errors) returns, each checked to be one the cell reads.  It is
+    given the table read-only: an array's read-only view, or the :class:`Cells` (which
+    has no way to write), holding the cell and its reads."""
+    frozen = read_only(view.table) if isinstance(view.table, np.ndarray) else view.table
+
+    def step(cell: Cell) -> tuple[tuple[Cell, ...], bool]:
+        view.run(rec, cell)
+        reads = set(view.reads)
+        try:
+            returned = list(recover(frozen, *cell, *rec.args))
+        except Exception as exc:
+            raise RecurrenceError(f"cell {format_cell(cell)}: {name} failed: "
+                                  f"{type(exc).__name__}: {exc}") from None
+        follow: list[Cell] = []
+        for got in returned:
+            read = check_cell(got, view.shape, RecurrenceError,
+                              f"cell {format_cell(cell)}: {name} returned")
+            if read not in reads:
+                reads_text = ", ".join(format_cell(r) for r in sorted(reads)) or "nothing"
+                raise RecurrenceError(
+                    f"cell {format_cell(cell)}: {name} returned {format_cell(read)}, which the "
+                    f"cell does not read (it reads {reads_text}); return only cells the cell "
+                    "reads")
+            if read not in follow:
+                follow.append(read)
+        return tuple(follow), False
+
+    return step
+
+
+def _loop(edges: Sequence[tuple[Cell, Cell]], start: Cell) -> list[Cell] | None:
+    """A cycle of ``edges`` reached from ``start``, its first cell repeated last, or
+    ``None`` (an iterative depth-first search: no recursion limit on long paths).
 
     Examples
     --------
-    >>> target_cell((3, 4), None), target_cell((3, 4), [1, 0])
-    ((2, 3), (1, 0))
+    >>> _loop([((0, 2), (0, 1)), ((0, 1), (0, 0)), ((0, 0), (0, 1))], (0, 2))
+    [(0, 1), (0, 0), (0, 1)]
+    >>> _loop([((0, 2), (0, 1)), ((0, 2), (0, 0)), ((0, 1), (0, 0))], (0, 2)) is None
+    True
     """
-    start = tuple(int(t) for t in (target if target is not None else [n - 1 for n in shape]))
-    if len(start) != len(shape) or any(not 0 <= t < n for t, n in zip(start, shape)):
-        raise UsageError(f"target {start} is outside the table's shape {shape}")
-    return start
+    after: dict[Cell, list[Cell]] = {}
+    for a, b in edges:
+        after.setdefault(a, []).append(b)
+    path, on_path, done = [start], {start}, set()
+    todo = [iter(after.get(start, ()))]
+    while todo:
+        nxt = next(todo[-1], None)
+        if nxt is None:
+            todo.pop()
+            done.add(path[-1])
+            on_path.discard(path.pop())
+        elif nxt in on_path:
+            return path[path.index(nxt):] + [nxt]
+        elif nxt not in done:
+            path.append(nxt)
+            on_path.add(nxt)
+            todo.append(iter(after.get(nxt, ())))
+    return None
+
+
+def target_cell(rec: Recurrence, target: Sequence[int] | None = None,
+                table: np.ndarray | Cells | None = None) -> Cell:
+    """The cell a solution of ``rec`` starts from: ``target`` (``UsageError`` when it is
+    not a cell of the table), else the cell ``rec`` names as its answer
+    (:meth:`depgraph.model.Recurrence.answer`), else the table's last cell.
+
+    ``table``: the filled table, which a target function needs whole (a NumPy array); one
+    not kept whole (``None``, as a score's; a :class:`Cells`) gives ``UsageError`` there.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(3, 4), dtype=np.int64)
+    ... def ij(M, i, j):
+    ...     return i + j
+    >>> target_cell(ij), target_cell(ij, [1, 0])
+    ((2, 3), (1, 0))
+    >>> ij_best = recurrence(shape=(3, 4), dtype=np.int64, target=lambda M: (0, 0))(ij.func)
+    >>> target_cell(ij_best, table=np.zeros((3, 4)))
+    (0, 0)
+    >>> target_cell(ij_best)
+    Traceback (most recent call last):
+    ...
+    depgraph.errors.UsageError: the target function <lambda> of 'ij' needs the whole filled table, which the score does not keep; give the cell (target=...) or leave out score=True
+    """
+    if target is not None:
+        return check_cell(target, rec.shape, UsageError, "target")
+    whole = table if isinstance(table, np.ndarray) else None
+    return rec.answer(whole) or tuple(n - 1 for n in rec.shape)
 
 
 def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] | None = None
              ) -> Solution:
     """The cells whose reads decided ``target``'s value (module docstring), from
     ``rec``'s filled ``table`` (an array, or :class:`Cells`); ``target`` defaults to the
-    table's last cell.
+    cell the recurrence names as its answer, else the table's last cell
+    (:func:`target_cell`).  ``UsageError`` for a ``target`` outside the table;
+    ``RecurrenceError`` naming the cell when the walk cannot go on (a recovery function
+    returning a cell the cell does not read, a loop).
 
     Examples
     --------
@@ -235,11 +377,15 @@ def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] |
     >>> int(s.value), s.cells
     (18, ((2, 3), (1, 3), (1, 2), (0, 2), (0, 1), (0, 0)))
     """
-    start = target_cell(tuple(table.shape), target)
-    focus = table.focus if isinstance(table, Cells) else (lambda cell: None)
-    focus(start)
-    decided = table[start]
+    start = target_cell(rec, target, table)
     view = _View(table)
+    view.focus(start)
+    decided = table[start]  # read now: the walk goes on to other pieces of a Cells
+    who = "the solution walk" if rec.recover is None else \
+        f"the recovery function {getattr(rec.recover, '__name__', repr(rec.recover))}"
+    who += f" of {rec.name!r}"
+    step = _decided(rec, view) if rec.recover is None else \
+        _recovered(rec, view, rec.recover, who)
     seen, order = {start}, deque([start])
     cells: list[Cell] = []
     edges: list[tuple[Cell, Cell]] = []
@@ -247,21 +393,19 @@ def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] |
     while order:
         cell = order.popleft()
         cells.append(cell)
-        focus(cell)
-        _COMPARED[0] = 0
-        try:
-            value = rec.func(view, *cell, *rec.args)
-        except RecurrenceError:
-            raise
-        except Exception as exc:
-            raise RecurrenceError(f"the solution walk could not run cell {cell}: "
-                                  f"{type(exc).__name__}: {exc}") from None
-        reads = value.reads if isinstance(value, _Tracked) else ()
-        undecided += len(reads) > 1 and not _COMPARED[0]  # a sum nothing chose
+        reads, unchosen = step(cell)
+        undecided += unchosen
         for read in reads:
             edges.append((cell, read))
             if read not in seen:
                 seen.add(read)
                 order.append(read)
+    loop = _loop(edges, start)
+    if loop is not None:
+        raise RecurrenceError(
+            f"{who} loops at cell {format_cell(loop[0])}: "
+            f"{' -> '.join(format_cell(c) for c in loop)}; following the cells that decided "
+            "a value must end at cells that read nothing (was the table filled by this "
+            "recurrence?)")
     return Solution(start, decided, tuple(edges), tuple(cells), undecided)
 
