@@ -31,6 +31,7 @@ from depgraph import Family, Progress, Recurrence, analyze, certified_analysis, 
 from depgraph.analysis.schedule import Schedule
 from depgraph.errors import DepgraphError, RecurrenceError, TooLargeError, UsageError
 from depgraph.memory import format_bytes
+from depgraph.model import check_cell
 from depgraph.views.files import atomic_write, check_folder, check_writable
 from depgraph.views.progress import progress
 from depgraph.views.render import check_request, check_suffix, check_view, summary
@@ -85,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "alignment's path, the knapsack's items, the chain's splits); with "
                    "--score, from checkpoints of rows, in linear-ish memory (CPU)")
     p.add_argument("--target", type=_cell, metavar="CELL",
-                   help="the cell --solution starts from (default: the last cell filled)")
+                   help="the cell --solution starts from (default: the one the recurrence "
+                   "names as its answer, else the last cell filled)")
     p.add_argument("--solution-out", metavar="FILE.json",
                    help="write the solution as JSON (with --solution)")
     p.add_argument("--block-rows", type=int, default=None, metavar="N",
@@ -226,7 +228,7 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
 def _solution_request(args: argparse.Namespace) -> Path | None:
     """``--solution``'s options checked before any work (``UsageError``), and the path
     ``--solution-out`` writes."""
-    if (args.target or args.solution_out) and not args.solution:
+    if (args.target is not None or args.solution_out) and not args.solution:
         raise UsageError("--target and --solution-out go with --solution")
     if args.block_rows is not None and not (args.solution and args.score):
         raise UsageError("--block-rows goes with --score --solution")
@@ -251,6 +253,8 @@ def _run(args: argparse.Namespace) -> int:
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
     solution_out = _solution_request(args)
     rec = load(args.file, name=args.name, size=args.size)
+    target = None if args.target is None else \
+        check_cell(args.target, rec.shape, UsageError, "--target")
     t1 = time.perf_counter()
     if args.score:
         return _run_score(args, rec, out, solution_out, (start, t0, t1 - t0))
@@ -258,8 +262,7 @@ def _run(args: argparse.Namespace) -> int:
                         copy_back=out is not None or args.solution,
                         progress=_progress(not args.json), threads=args.threads)
     t2 = time.perf_counter()
-    found = depgraph.solution(rec, res.table, args.target or res.target) if args.solution \
-        else None
+    found = depgraph.solution(rec, res.table, target or res.target) if args.solution else None
     t3 = time.perf_counter()
     if out:
         _save(out, res.table)
@@ -267,13 +270,15 @@ def _run(args: argparse.Namespace) -> int:
         _write_solution(solution_out, found)
     t4 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
-            "output": args.output,
+            "answer": rec.target is not None, "output": args.output,
             **({"solution": found.to_json(), "solution_summary": found.summary()}
                if found else {}),
             "phases": _phases(start, t0, t1 - t0, {
                 "plan_s": res.plan_s, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
                 "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1, t4 - t3,
                 **({"solution_s": t3 - t2} if found else {}))}
+    if found and found.note:
+        data["notes"].append(found.note)
     print(json.dumps(data) if args.json else format_run(data))
     return 0
 
@@ -473,7 +478,8 @@ def format_run(d: dict[str, Any]) -> str:
     lines.append(f"planning     {d['plan_s']:.4f} s")
     lines += _time(d)
     if d["target"] is not None:
-        lines.append(f"value        M{tuple(d['target'])} = {d['value']} (the last cell filled)")
+        lines.append(f"value        M{tuple(d['target'])} = {d['value']} ("
+                     + ("the recurrence's answer)" if d.get("answer") else "the last cell filled)"))
     lines += _why(d)
     if d.get("solution_summary"):
         lines.append(f"solution     {d['solution_summary']}")

@@ -92,7 +92,9 @@ class FillResult:
         The table left on the GPU when it was not copied back (``__cuda_array_interface__``:
         CuPy and PyTorch take it without a copy).
     target, value :
-        The last cell the schedule fills (the pattern's, else the stages') and its value.
+        The cell the recurrence names as its answer (``target=`` of
+        :func:`depgraph.model.recurrence`), else the last cell the schedule fills (the
+        pattern's, else the stages'), and its value.
     pi : tuple of int or None
         The linear schedule ``t(x) = pi . x`` followed (pattern, tiled and hyperplane
         schedules).
@@ -492,7 +494,8 @@ def fill(
         Compare with the sequential reference (exact for integers, tight for floats).
     copy_back : bool
         Copy the table back from the device (``False``: keep it there, as
-        ``FillResult.device_table``; ``verify`` copies it back all the same).
+        ``FillResult.device_table``; ``verify``, ``solution`` and a recurrence whose
+        ``target`` is a function of the table copy it back all the same).
     plan : Plan, optional
         A plan made earlier for this same recurrence (:func:`runtime.schedule.plan.make_plan`).
     progress : Progress, optional
@@ -501,8 +504,9 @@ def fill(
         CPU threads of the cpu backend (default: the cores this process may use);
         ``UsageError`` outside 1 to numba's thread count.
     solution : bool or cell
-        Recover the cells whose reads decided the value of this cell (``True``: of the
-        last cell filled) as ``FillResult.solution``; the table comes back to the host.
+        Recover the cells whose reads decided the value of this cell (``True``: of
+        ``FillResult.target``) as ``FillResult.solution``; the table comes back to the
+        host.
 
     Examples
     --------
@@ -516,8 +520,8 @@ def fill(
     (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
     """
     with cpu.thread_count(threads):
-        res = _fill(rec, backend, schedule, verify, copy_back or solution is not False, plan,
-                    progress)
+        res = _fill(rec, backend, schedule, verify,
+                    copy_back or solution is not False or callable(rec.target), plan, progress)
     if solution is False:
         return res
     assert res.table is not None  # copied back, as asked above
@@ -600,7 +604,7 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
         notes.append(f"filled on {cpu.barrier_threads()} CPU thread(s)")
     host = table if isinstance(table, np.ndarray) else None
     verified = compare(host, plan.reference) if verify and host is not None else None
-    target = _last_cell(plan)
+    target = _last_cell(plan) if rec.target is None else rec.answer(host)
     value = (host if host is not None else table)[target] if table is not None else None
     linear = plan.linear if sched in ("pattern", "tiled", "hyperplane") else None
     return FillResult(host, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,

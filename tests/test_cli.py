@@ -377,3 +377,79 @@ def test_score_solution_usage_errors_exit_2(write_rec, capsys, body, argv, text)
 def test_solution_usage_errors_exit_2(write_rec, capsys, argv, text):
     assert main(["run", write_rec(LCS), *argv]) == 2
     assert text in capsys.readouterr().err
+
+
+#: A local alignment's best cell: the recurrence names it as its answer.
+BEST = """
+X = np.frombuffer(b"TTACGTAA", dtype=np.uint8)
+Y = np.frombuffer(b"GGACGTCC", dtype=np.uint8)
+
+def best(M):
+    return np.unravel_index(np.argmax(M), M.shape)
+
+@recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.int32, args=(X, Y), target=best)
+def local(M, i, j, X, Y):
+    if i == 0 or j == 0:
+        return 0
+    diag = M[i - 1, j - 1] + (2 if X[i - 1] == Y[j - 1] else -1)
+    return max(0, diag, M[i - 1, j] - 1, M[i, j - 1] - 1)
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "cpu"])
+def test_run_reads_the_recurrences_answer(write_rec, capsys, backend):
+    path = write_rec(BEST)
+    assert main(["run", path, "--backend", backend, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["target"] == [6, 6] and d["value"] == 8 and d["answer"] is True  # ACGT: 4 x 2
+    assert main(["run", path, "--backend", backend, "--solution", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)["solution"]
+    assert s["target"] == [6, 6] and [e[1] for e in s["edges"]] == [[5, 5], [4, 4], [3, 3], [2, 2]]
+    assert main(["run", path, "--backend", backend, "--solution", "--target", "8,8"]) == 0
+    out = capsys.readouterr().out
+    assert "value        M(6, 6) = 8 (the recurrence's answer)" in out
+    assert "solution     7 cells from M(8, 8) = 6 (6 edges)" in out  # ACGT, then gaps
+
+
+def test_run_score_solution_asks_for_the_cell_a_target_function_finds(write_rec, capsys):
+    path = write_rec(BEST)
+    assert main(["run", path, "--score", "--solution"]) == 2
+    err = capsys.readouterr().err
+    assert "the target function best of 'local' needs the whole filled table, which the score " \
+           "does not keep; give the cell (--target) or leave out --score" in err
+    assert main(["run", path, "--score", "--solution", "--target", "6,6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solution"]["target"] == [6, 6]
+
+
+def test_run_target_outside_the_table_exits_2_before_filling(write_rec, capsys):
+    for target, text in [("9,9", "--target (9, 9): outside the table's shape (8, 7)"),
+                         ("1,2,3", "--target (1, 2, 3): 3 indices for a 2-D table")]:
+        assert main(["run", write_rec(LCS), "--solution", "--target", target]) == 2
+        err = capsys.readouterr().err
+        assert text in err and "Traceback" not in err
+
+
+def test_a_bad_recovery_function_exits_1_naming_the_cell(write_rec, capsys):
+    body = LCS.replace("args=(X, Y))", "args=(X, Y), recover=lambda M, i, j, X, Y: [(0, 0)])")
+    assert main(["run", write_rec(body), "--backend", "python", "--solution"]) == 1
+    err = capsys.readouterr().err
+    assert "cell (7, 6): the recovery function <lambda> of 'lcs' returned (0, 0), which the " \
+           "cell does not read" in err and "Traceback" not in err
+
+
+def test_a_sum_of_reads_is_said_in_a_note(write_rec, capsys):
+    body = """
+    @recurrence(shape=(5, 5), dtype=np.int64)
+    def binom(M, i, j):
+        if j == 0 or j >= i:
+            return int(j == 0 or j == i)
+        return M[i - 1, j - 1] + M[i - 1, j]
+    """
+    path = write_rec(body)
+    assert main(["run", path, "--backend", "python", "--solution", "--target", "4,2", "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(n.startswith("solution: 4 cell(s) read several cells") for n in notes)
+    assert main(["run", path, "--backend", "python", "--solution", "--target", "4,2"]) == 0
+    assert "why          solution: 4 cell(s) read several cells" in capsys.readouterr().out
+    assert main(["run", path, "--score", "--solution", "--target", "4,2"]) == 0
+    assert "why          solution: 4 cell(s) read several cells" in capsys.readouterr().out

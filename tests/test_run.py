@@ -532,3 +532,25 @@ def test_auto_on_one_cpu_thread_fills_sequentially():
     if cpu.barrier_threads() > 1:  # a table this small: sequential on any threads
         assert fill(diag, backend="cpu").schedule == "sequential"
 
+
+
+@pytest.mark.parametrize("backend", ["python", "cpu", "cuda"])
+@pytest.mark.parametrize("shape", [(1, 6), (6, 1), (4, 7)])
+def test_the_target_is_the_recurrences_answer(backend, shape):
+    A = np.random.default_rng(sum(shape)).integers(-3, 4, shape)  # ties: argmax's first
+
+    def best(M):
+        return np.unravel_index(np.argmax(M), M.shape)
+
+    def kadane(M, i, j, A):  # the best run along a row ending at (i, j)
+        return A[i, j] + (max(0, M[i, j - 1]) if j > 0 else 0)
+
+    by_function = recurrence(shape=shape, dtype=np.int64, args=(A,), target=best)(kadane)
+    res = fill(by_function, backend=backend, copy_back=False, solution=True)
+    assert res.table is not None  # a target function needs the table on the host
+    assert res.target == best(res.table) and res.value == res.table.max()
+    assert res.solution.target == res.target
+    corner = recurrence(shape=shape, dtype=np.int64, args=(A,), target=(0, 0))(kadane)
+    res = fill(corner, backend=backend, copy_back=False)
+    assert res.target == (0, 0) and res.value == A[0, 0]
+    assert (res.table is None) == (backend == "cuda")  # a cell needs no table back
