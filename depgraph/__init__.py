@@ -11,7 +11,8 @@ The library's calls are here, at the top level:
   :func:`certified_analysis` (what a certificate answers for a table too large to trace);
 - fill it: :func:`fill` (the table, on the GPU or every CPU core), :func:`score` (the
   last cell, in O(n) memory), :func:`compare` and :func:`verify_score` (against the
-  sequential reference); :func:`solution` (the cells whose reads decided a cell's value);
+  sequential reference); :func:`solution` (the cells whose reads decided a cell's value)
+  and :func:`aligned` (two sequences aligned along one);
 - look at it: :func:`render` (the DAG, stages, regions, pattern), :func:`report` (what
   the graph costs against the fills).
 
@@ -36,7 +37,7 @@ from depgraph.analysis import (
 from depgraph.errors import DepgraphError
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.loader import load, pick
-from depgraph.frontend.provenance import Solution, solution
+from depgraph.frontend.provenance import Solution, aligned, solution
 from depgraph.frontend.trace import Trace, trace
 from depgraph.model import Family, Progress, Recurrence, family, recurrence
 
@@ -92,6 +93,7 @@ __all__ = [
     "Solution",
     "Stages",
     "Trace",
+    "aligned",
     "analyze",
     "cell_ir",
     "certified_analysis",

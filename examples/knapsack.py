@@ -14,6 +14,9 @@ Reads: Up and UpLeft, so the rows can be filled top to bottom: pattern RUD (the 
 
 Family data (seeded by the size ``n`` = number of items): weights uniform in ``1..40``,
 profits uniform in ``1..100``, capacity ``W = 10 n`` (about half the total weight).
+
+Solution: :func:`chosen` turns ``depgraph.fill(rec, solution=True).solution`` into the
+items taken; ``python examples/knapsack.py`` prints a small instance's.
 """
 
 import numpy as np
@@ -69,7 +72,25 @@ def reference(weights, values, capacity):
     return table
 
 
+def chosen(solution, weights, values):
+    """What a knapsack solution means: ``(items, weight, value)``, the items taken
+    (0-based, ascending), their total weight and their total value.  A step from row
+    ``i`` to row ``i - 1`` that changes the column took item ``i - 1``."""
+    items = sorted(a[0] - 1 for a, b in solution.edges if b[1] != a[1])
+    return items, int(sum(weights[k] for k in items)), int(sum(values[k] for k in items))
+
+
 @family
 def knapsack(n):
     """0/1 knapsack with ``n`` seeded random items and capacity ``10 n``."""
     return make_knapsack(*data(n))
+
+
+if __name__ == "__main__":
+    from depgraph import fill
+
+    w, p, W = np.array([2, 3, 4, 5]), np.array([3, 4, 5, 6]), 8
+    found = fill(make_knapsack(w, p, W), backend="python", solution=True).solution
+    items, weight, value = chosen(found, w, p)
+    print(f"weights {w.tolist()}, profits {p.tolist()}, capacity {W}: best {found.value}, "
+          f"items {items} (weight {weight}, profit {value})")

@@ -13,11 +13,15 @@ thesis's example: ``LCS(AGCGTAG, GTCAGA) = 4``.
 
 Family data (seeded by the size ``n``): two random strings of length ``n`` over a
 4-letter alphabet (an ``(n+1) x (n+1)`` table).
+
+Solution: :func:`meaning` turns ``depgraph.fill(rec, solution=True).solution`` into the
+common subsequence and the two strings aligned with gaps; ``python examples/lcs.py``
+prints the thesis's example.
 """
 
 import numpy as np
 
-from depgraph import family, recurrence
+from depgraph import aligned, family, recurrence
 
 PROBLEM = "Longest Common Subsequence"
 THESIS_PATTERN = "NOSE"
@@ -31,6 +35,11 @@ def _codes(s):
     if isinstance(s, (bytes, bytearray)):
         return np.frombuffer(bytes(s), dtype=np.uint8).astype(np.int64)
     return np.ascontiguousarray(s, dtype=np.int64)
+
+
+def _text(codes):
+    """Letter codes as text: the family data's 0..3 as ``ACGT``, bytes as themselves."""
+    return "".join("ACGT"[c] if c < 4 else chr(c) for c in _codes(codes).tolist())
 
 
 def data(n):
@@ -67,7 +76,30 @@ def reference(X, Y):
     return np.array(cols, dtype=np.int32).T.copy()
 
 
+def meaning(solution, X, Y):
+    """What an LCS solution means: ``(common, top, bottom)``, the common subsequence and
+    the whole of ``X`` over the whole of ``Y``, aligned with gaps (``-``); the parts
+    outside the solution's path (a prefix left when the path meets the first row or
+    column, a suffix after a target short of the last cell) face gaps."""
+    x, y = _text(X), _text(Y)
+    top, bottom = aligned(solution, x, y)
+    i, j = solution.cells[-1]
+    ti, tj = solution.target
+    top = x[:i] + "-" * j + top + x[ti:] + "-" * (len(y) - tj)
+    bottom = "-" * i + y[:j] + bottom + "-" * (len(x) - ti) + y[tj:]
+    common = "".join(a for a, b in zip(top, bottom) if a == b)
+    return common, top, bottom
+
+
 @family
 def lcs(n):
     """LCS of two seeded random length-``n`` sequences over 4 letters."""
     return make_lcs(*data(n))
+
+
+if __name__ == "__main__":
+    from depgraph import fill
+
+    found = fill(make_lcs(b"AGCGTAG", b"GTCAGA"), backend="python", solution=True).solution
+    common, top, bottom = meaning(found, b"AGCGTAG", b"GTCAGA")
+    print(f"LCS(AGCGTAG, GTCAGA) = {found.value}: {common}\n  {top}\n  {bottom}")

@@ -16,6 +16,10 @@ filled in ascending order: pattern SONE (the thesis's ``MCM``).  The thesis's ex
 
 Family data (seeded by the size ``n`` = number of matrices): dimensions uniform in
 ``2..30``.
+
+Solution: :func:`parenthesization` turns ``depgraph.fill(rec, solution=True).solution``
+(the split tree under ``M[0, n-1]``) into the product's order, ``(A1 (A2 A3))``;
+``python examples/matrix_chain.py`` prints the thesis's example.
 """
 
 import numpy as np
@@ -55,6 +59,23 @@ def make_matrix_chain(dims):
     return matrix_chain
 
 
+def parenthesization(solution):
+    """What a matrix-chain solution means: the product parenthesized, ``A1`` the first
+    matrix.  Each cell ``(i, j)`` with ``i < j`` of the solution has two edges, to the
+    best split's ``(i, k)`` and ``(k + 1, j)``."""
+    splits = {}
+    for a, b in solution.edges:
+        splits.setdefault(a, []).append(b)
+
+    def text(cell):
+        if cell not in splits:
+            return f"A{cell[0] + 1}"
+        left, right = splits[cell]
+        return f"({text(left)} {text(right)})"
+
+    return text(solution.target)
+
+
 def reference(dims):
     """Top-down memoised recursion over the intervals ``(i, j)``."""
     from functools import lru_cache
@@ -75,3 +96,12 @@ def reference(dims):
 def matrix_chain(n):
     """Matrix chain of ``n`` seeded random matrices (an ``n x n`` table)."""
     return make_matrix_chain(*data(n))
+
+
+if __name__ == "__main__":
+    from depgraph import fill
+
+    dims = [8, 3, 7, 4]
+    found = fill(make_matrix_chain(dims), backend="python", solution=True).solution
+    print(f"matrices {', '.join(f'{a}x{b}' for a, b in zip(dims, dims[1:]))}: "
+          f"{found.value} multiplications as {parenthesization(found)}")

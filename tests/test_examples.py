@@ -1,7 +1,8 @@
 """The example recurrences: the thesis's four case studies (``examples/``), the catalog
 of problems from the thesis's table of Lew & Mauch's problems (``examples/catalog/``),
-and three recurrences only a hyperplane schedules (``examples/skew.py``,
-``floyd_warshall.py``, ``lcs3.py``).
+three recurrences only a hyperplane schedules (``examples/skew.py``,
+``floyd_warshall.py``, ``lcs3.py``), and Smith-Waterman (a recurrence whose answer is its
+best cell).
 
 For every file of the thesis's table, at a few sizes: the pattern depgraph selects is the
 thesis's (or a documented deviation), every read falls in that pattern's regions, and the
@@ -9,7 +10,9 @@ traced table equals the module's ``reference`` (a different implementation of th
 DP: memoised, vectorised, a closed form or another algorithm).  For the hyperplane files:
 no pattern, the expected hyperplane, every traced read on an earlier hyperplane, the
 reference table, and fills by that hyperplane.  Then the thesis's own answers, tables of
-odd shapes, answers checked by brute force or another algorithm, and numba compilation.
+odd shapes, answers checked by brute force or another algorithm, what the examples'
+solutions mean (against plain backtracks and brute force), the examples run as programs,
+and numba compilation.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import math
+import os
+import re
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,7 +31,7 @@ import numpy as np
 import pytest
 
 import depgraph
-from depgraph import Family, analyze, load
+from depgraph import Family, analyze, fill, load
 from depgraph.analysis.schedule import traced_offsets
 from depgraph.frontend.loader import definitions, load_module
 
@@ -74,6 +81,9 @@ THESIS = {
 # or the table is 3-D; the hyperplane pi (cell x in step pi . x) does (file -> pi).
 HYPERPLANES = {"skew": (2, 1), "floyd_warshall": (1, 0, 0), "lcs3": (1, 1, 1)}
 
+# Examples outside the thesis's table that a pattern fits (file -> pattern).
+OTHERS = {"smith_waterman": "NOSE"}
+
 # Files whose honest 2-D formulation selects another pattern than the thesis lists
 # (file -> selected pattern).  None: every formulation gives the thesis's pattern.
 DEVIATIONS: dict[str, str] = {}
@@ -115,7 +125,7 @@ def _sizes(stem: str) -> tuple[int, ...]:
     return (2, 7, 16) if stem in NO_READS_AT_1 else (1, 7, 16)
 
 
-CASES = [(stem, n) for stem in FILES if stem in THESIS for n in _sizes(stem)]
+CASES = [(stem, n) for stem in FILES if stem in THESIS or stem in OTHERS for n in _sizes(stem)]
 
 _modules: dict[str, object] = {}
 
@@ -132,7 +142,7 @@ def module(stem: str):
 
 
 def expected(stem: str) -> str | None:
-    return DEVIATIONS.get(stem, THESIS.get(stem))
+    return DEVIATIONS.get(stem, THESIS.get(stem, OTHERS.get(stem)))
 
 
 def assert_same_table(got: np.ndarray, want: np.ndarray) -> None:
@@ -147,8 +157,8 @@ def assert_same_table(got: np.ndarray, want: np.ndarray) -> None:
 
 
 def test_every_problem_has_a_file():
-    assert set(FILES) == set(THESIS) | set(HYPERPLANES)
-    assert not set(THESIS) & set(HYPERPLANES)
+    assert set(FILES) == set(THESIS) | set(HYPERPLANES) | set(OTHERS)
+    assert not set(THESIS) & set(HYPERPLANES) and not (set(THESIS) | set(HYPERPLANES)) & set(OTHERS)
     catalog = list((EXAMPLES / "catalog").glob("*.py"))
     assert len(catalog) >= 14
 
@@ -479,6 +489,164 @@ def test_optimal_bst_small():
     a = analyze(mod.make_optimal_bst([1, 10, 1]))
     # root the heavy key: 10 * 1 + 1 * 2 + 1 * 2
     assert a.table[0, 2] == 14
+
+
+# --- what the solutions mean ----------------------------------------------------------------
+
+
+def _lcs_backtrack(x: str, y: str, M: np.ndarray) -> str:
+    """The common subsequence by the plain backtrack (up before left on a tie, as
+    ``max(M[i - 1, j], M[i, j - 1])`` keeps its first operand)."""
+    i, j, out = len(x), len(y), []
+    while i > 0 and j > 0:
+        if x[i - 1] == y[j - 1]:
+            out.append(x[i - 1])
+            i, j = i - 1, j - 1
+        elif M[i - 1, j] >= M[i, j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return "".join(reversed(out))
+
+
+def _lcs_brute(x: str, y: str) -> int:
+    def within(sub, s):
+        it = iter(s)
+        return all(c in it for c in sub)
+
+    return max(r for r in range(len(x) + 1)
+               if any(within(sub, y) for sub in itertools.combinations(x, r)))
+
+
+@pytest.mark.parametrize(("n", "m"), [(0, 5), (5, 0), (1, 6), (6, 1), (4, 7), (7, 7)])
+def test_lcs_solution_is_a_common_subsequence_aligned(n, m):
+    mod = module("lcs")
+    rng = np.random.default_rng(10 * n + m)
+    for _ in range(4):
+        x, y = ("".join(rng.choice(list("ACG"), k)) for k in (n, m))  # three letters: ties
+        found = fill(mod.make_lcs(x, y), backend="python", solution=True).solution
+        common, top, bottom = mod.meaning(found, x, y)
+        assert len(top) == len(bottom)
+        assert top.replace("-", "") == x and bottom.replace("-", "") == y
+        assert all(a == b or "-" in (a, b) for a, b in zip(top, bottom))
+        assert common == _lcs_backtrack(x, y, mod.reference(x, y))
+        assert len(common) == found.value == _lcs_brute(x, y)
+
+
+def test_lcs_solution_from_another_target_still_aligns_the_whole_strings():
+    mod = module("lcs")
+    rec = mod.make_lcs("AGCGTAG", "GTCAGA")
+    found = fill(rec, backend="python", solution=(4, 3)).solution
+    common, top, bottom = mod.meaning(found, "AGCGTAG", "GTCAGA")
+    assert top.replace("-", "") == "AGCGTAG" and bottom.replace("-", "") == "GTCAGA"
+    assert common == _lcs_backtrack("AGCG", "GTC", mod.reference("AGCG", "GTC"))
+
+
+@pytest.mark.parametrize(("items", "capacity"), [(0, 6), (5, 0), (1, 4), (6, 10), (7, 3)])
+def test_knapsack_chosen_items_are_a_best_subset(items, capacity):
+    mod = module("knapsack")
+    rng = np.random.default_rng(items * 11 + capacity)
+    for _ in range(4):
+        w, p = rng.integers(1, 5, items), rng.integers(1, 4, items)  # small ranges: ties
+        found = fill(mod.make_knapsack(w, p, capacity), backend="python", solution=True).solution
+        chosen, weight, value = mod.chosen(found, w, p)
+        assert chosen == sorted(set(chosen)) and all(0 <= k < items for k in chosen)
+        assert weight == sum(int(w[k]) for k in chosen) <= capacity
+        best = max(sum(int(p[k]) for k in c) for r in range(items + 1)
+                   for c in itertools.combinations(range(items), r)
+                   if sum(int(w[k]) for k in c) <= capacity)
+        assert value == sum(int(p[k]) for k in chosen) == best == found.value
+
+
+def _chain_cost(text: str, d: list[int]) -> int:
+    """The multiplications of a parenthesized product ``((A1 A2) A3)`` of matrices
+    ``d[k] x d[k+1]``, read back from the text alone."""
+    stack: list[tuple[int, int, int]] = []  # (rows, columns, cost so far)
+    for token in re.findall(r"A\d+|\)", text):
+        if token == ")":
+            (r, k, c1), (_, col, c2) = stack[-2:]
+            stack[-2:] = [(r, col, c1 + c2 + r * k * col)]
+        else:
+            i = int(token[1:]) - 1
+            stack.append((d[i], d[i + 1], 0))
+    (_, _, cost), = stack
+    return cost
+
+
+def _all_costs(i: int, j: int, d: list[int]) -> list[int]:
+    """The cost of every parenthesization of ``A_{i+1} ... A_{j+1}``."""
+    if i == j:
+        return [0]
+    return [a + b + d[i] * d[k + 1] * d[j + 1] for k in range(i, j)
+            for a in _all_costs(i, k, d) for b in _all_costs(k + 1, j, d)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7])
+def test_matrix_chain_parenthesization_is_a_cheapest_order(n):
+    mod = module("matrix_chain")
+    rng = np.random.default_rng(n)
+    for _ in range(4):
+        d = rng.integers(1, 6, n + 1).tolist()  # small dimensions: ties
+        found = fill(mod.make_matrix_chain(d), backend="python", solution=True).solution
+        text = mod.parenthesization(found)
+        assert found.target == (0, n - 1)
+        assert re.findall(r"A(\d+)", text) == [str(k) for k in range(1, n + 1)]
+        assert text.count("(") == n - 1
+        assert _chain_cost(text, d) == found.value == min(_all_costs(0, n - 1, d))
+    assert mod.parenthesization(fill(mod.make_matrix_chain([8, 3, 7, 4]), backend="python",
+                                     solution=True).solution) == "(A1 (A2 A3))"
+
+
+def _smith_waterman_backtrack(x: str, y: str, H: np.ndarray) -> tuple[str, str]:
+    """The plain traceback from the first best cell, in ``max``'s order: stop on 0,
+    else diagonal, else up, else left."""
+    i, j = np.unravel_index(np.argmax(H), H.shape)
+    top, bottom = [], []
+    while i > 0 and j > 0 and H[i, j] > 0:
+        s = 2 if x[i - 1] == y[j - 1] else -1
+        if H[i, j] == H[i - 1, j - 1] + s:
+            top.append(x[i - 1]), bottom.append(y[j - 1])
+            i, j = i - 1, j - 1
+        elif H[i, j] == H[i - 1, j] - 1:
+            top.append(x[i - 1]), bottom.append("-")
+            i -= 1
+        else:
+            top.append("-"), bottom.append(y[j - 1])
+            j -= 1
+    return "".join(reversed(top)), "".join(reversed(bottom))
+
+
+@pytest.mark.parametrize(("n", "m"), [(0, 4), (4, 0), (1, 6), (6, 1), (5, 9), (8, 8)])
+def test_smith_waterman_local_alignment(n, m):
+    mod = module("smith_waterman")
+    rng = np.random.default_rng(n * 13 + m)
+    for _ in range(4):
+        x, y = ("".join(rng.choice(list("ACG"), k)) for k in (n, m))
+        rec = mod.make_smith_waterman(x, y)
+        res = fill(rec, backend="python", solution=True)
+        H = mod.reference(x, y)
+        assert_same_table(res.table, H)
+        assert res.target == res.solution.target == tuple(np.unravel_index(np.argmax(H), H.shape))
+        top, bottom = mod.local_alignment(res.solution, x, y)
+        score = sum(-1 if "-" in (a, b) else 2 if a == b else -1 for a, b in zip(top, bottom))
+        assert score == res.value == H.max()
+        assert (top, bottom) == _smith_waterman_backtrack(x, y, H)
+        i, j = res.target
+        assert x[:i].endswith(top.replace("-", "")) and y[:j].endswith(bottom.replace("-", ""))
+
+
+@pytest.mark.parametrize(("stem", "printed"), [
+    ("lcs", "LCS(AGCGTAG, GTCAGA) = 4: GCGA\n  AG-C-GTAG\n  -GTCAG-A-\n"),
+    ("knapsack", "capacity 8: best 10, items [1, 3] (weight 8, profit 10)\n"),
+    ("matrix_chain", "matrices 8x3, 3x7, 7x4: 180 multiplications as (A1 (A2 A3))\n"),
+    ("smith_waterman", "score 9 at H(6, 7)\n  GTT-AC\n  GTTGAC\n"),
+])
+def test_examples_print_what_their_solution_means(stem, printed):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, str(FILES[stem])], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.endswith(printed)
 
 
 # --- hyperplane schedules: examples no pattern fits ----------------------------------------

@@ -13,7 +13,7 @@ from matrix_chain import make_matrix_chain
 
 from depgraph import fill, recurrence
 from depgraph.errors import RecurrenceError, UsageError
-from depgraph.frontend.provenance import solution
+from depgraph.frontend.provenance import Solution, aligned, solution
 
 
 def _lcs_path(x, y, M):
@@ -236,3 +236,25 @@ def test_a_bad_target_is_named():
 
     with pytest.raises(RecurrenceError, match=r"the target function <lambda> of 'zeros' returned"):
         solution(zeros, np.zeros((2, 2), np.int64))
+
+
+@pytest.mark.parametrize("n, m", [(0, 5), (5, 0), (3, 8), (6, 6)])
+def test_aligned_follows_the_path(n, m):
+    rng = np.random.default_rng(n + 17 * m)
+    x, y = ("".join(rng.choice(list("AC"), k)) for k in (n, m))
+    rec = make_lcs(x, y)
+    s = solution(rec, fill(rec, backend="python").table)
+    top, bottom = aligned(s, x, y)
+    i, j = s.cells[-1]  # the path's end: the prefixes before it are not aligned
+    assert top.replace("-", "") == x[i:] and bottom.replace("-", "") == y[j:]
+    assert all(a == b for a, b in zip(top, bottom) if "-" not in (a, b))
+
+
+def test_aligned_needs_a_path_of_alignment_steps():
+    rec = make_matrix_chain(np.array([2, 3, 4, 5]))
+    tree = solution(rec, fill(rec, backend="python").table)
+    with pytest.raises(UsageError, match="not a path"):
+        aligned(tree, "abc", "abc")
+    jump = Solution((2, 2), 0, (((2, 2), (0, 2)),), ((2, 2), (0, 2)), 0)
+    with pytest.raises(UsageError, match=r"steps from \(2, 2\) to \(0, 2\)"):
+        aligned(jump, "ab", "ab")

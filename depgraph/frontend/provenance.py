@@ -44,7 +44,7 @@ import numpy as np
 from depgraph.errors import RecurrenceError, UsageError, format_cell
 from depgraph.model import Recurrence, check_cell, read_only
 
-__all__ = ["Cells", "Solution", "solution", "target_cell"]
+__all__ = ["Cells", "Solution", "aligned", "solution", "target_cell"]
 
 Cell = tuple[int, ...]
 
@@ -409,3 +409,32 @@ def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] |
             "recurrence?)")
     return Solution(start, decided, tuple(edges), tuple(cells), undecided)
 
+
+def aligned(found: Solution, x: Sequence[str], y: Sequence[str], gap: str = "-"
+            ) -> tuple[str, str]:
+    """The two sequences aligned along a path ``found`` through an alignment table (row
+    ``i`` after ``x[:i]``, column ``j`` after ``y[:j]``: LCS, edit distance,
+    Smith-Waterman), from the path's last cell to its target: a diagonal step pairs
+    ``x[i-1]`` with ``y[j-1]``, a step down ``x[i-1]`` with ``gap``, a step right ``gap``
+    with ``y[j-1]``.  ``UsageError`` unless ``found`` is such a path.
+
+    Examples
+    --------
+    >>> path = Solution((2, 3), 2, (((2, 3), (2, 2)), ((2, 2), (1, 1)), ((1, 1), (0, 0))),
+    ...                 ((2, 3), (2, 2), (1, 1), (0, 0)), 0)
+    >>> aligned(path, "AC", "ACG")
+    ('AC-', 'ACG')
+    """
+    steps = {a: b for a, b in found.edges}
+    if len(steps) != len(found.edges) or len(found.edges) != len(found.cells) - 1:
+        raise UsageError(f"the solution from {found.target} is not a path (a cell with "
+                         "several reads on it): only a path aligns two sequences")
+    top, bottom = [], []
+    for cell in found.cells[:-1]:
+        (i, j), (a, b) = cell, steps[cell]
+        if (i - a, j - b) not in ((1, 1), (1, 0), (0, 1)):
+            raise UsageError(f"the solution steps from {cell} to {(a, b)}: an alignment "
+                             "steps one row up, one column left, or both")
+        top.append(x[i - 1] if a < i else gap)
+        bottom.append(y[j - 1] if b < j else gap)
+    return "".join(reversed(top)), "".join(reversed(bottom))
