@@ -103,22 +103,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_run)
 
     p = sub.add_parser(
-        "render", help="draw the DAG, stages, regions or pattern view",
+        "render", help="draw the DAG, stages, regions, pattern or solution view",
         description="Draw one view of a recurrence to a file; the suffix picks the format. "
         "dag: one node per cell at its grid position, coloured by stage, one edge per "
         "direct dependency (.dot always; .svg/.png/.pdf need Graphviz's dot). stages: "
         "heat map of every cell's stage with a critical path (any size). regions: where "
         "the reads fall and which of the eight patterns allow them (2-D tables). pattern: "
-        "the selected pattern's fill order (or the stage order when none fits).",
+        "the selected pattern's fill order (or the stage order when none fits). solution: "
+        "the cells whose reads decided the target's value, in red over the DAG (tables up "
+        "to --max-cells) or the stage heat map.",
     )
     _common(p)
     p.add_argument("--view", required=True, metavar="VIEW",
-                   help="dag, stages, regions or pattern")
+                   help="dag, stages, regions, pattern or solution")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file; format from the suffix: .dot, .svg, .png, .pdf "
                    "(.dot for the dag view only)")
     p.add_argument("--max-cells", type=int, default=400, metavar="N",
-                   help="largest table the dag view draws (default 400 cells)")
+                   help="largest table the dag view draws, and the solution view over the "
+                   "DAG (default 400 cells)")
+    p.add_argument("--target", type=_cell, metavar="CELL",
+                   help="the cell the solution view starts from (default: the one the "
+                   "recurrence names as its answer, else the table's last cell)")
     p.add_argument("--slice", default=None, metavar="SPEC",
                    help="2-D slice of a k-D table for the stages and pattern views: one "
                    "entry per axis, ':' for the two axes shown, e.g. ':,:,3' or '2,:,:'")
@@ -329,11 +335,13 @@ def _render(args: argparse.Namespace) -> int:
     check_writable(out)
     check_suffix(view, out)
     rec = load(args.file, name=args.name, size=args.size)
-    check_request(view, out, rec.shape, args.max_cells, args.slice)
+    check_request(view, out, rec.shape, args.max_cells, args.slice, args.target)
     a = analyze(rec, progress=progress("tracing cells", rec.cells))
-    path = depgraph.render(a, view, out, max_cells=args.max_cells, slice=args.slice)
+    found = depgraph.solution(rec, a.table, args.target) if view == "solution" else None
+    path = depgraph.render(a, view, out, max_cells=args.max_cells, slice=args.slice,
+                           found=found)
     shape = "x".join(str(int(s)) for s in rec.shape)
-    print(f"wrote {path}: {view} view of {rec.name} {shape}, {summary(a, view)}")
+    print(f"wrote {path}: {view} view of {rec.name} {shape}, {summary(a, view, found)}")
     return 0
 
 

@@ -25,12 +25,14 @@ from depgraph.analysis.stages import Stages
 from depgraph.cli import main
 from depgraph.errors import OutputError, RecurrenceError, TooLargeError, UsageError
 from depgraph.model import Recurrence
+from depgraph.frontend.provenance import solution
 from depgraph.views.render import (
     dag_view,
     parse_slice,
     pattern_view,
     regions_view,
     render,
+    solution_view,
     stages_view,
     summary,
 )
@@ -341,6 +343,86 @@ def test_pattern_view_draws_the_hyperplanes_where_no_pattern_fits():
     assert summary(s, "pattern") == "no pattern; hyperplane pi = (2, 1): 12 steps"
 
 
+# --------------------------------------------------------------------------- solution
+
+RED = "#d62728"
+
+
+def _red(text: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """The nodes and edges a DOT text draws in the solution's colour."""
+    nodes, _ = parse_dot(text)
+    edges = {(m.group(1), m.group(2)) for line in text.splitlines()
+             if (m := EDGE.match(line)) and RED in line}
+    return {n for n, attrs in nodes.items() if RED in attrs}, edges
+
+
+@pytest.mark.parametrize("rec", [lcs, chain, row, column, fib], ids=lambda r: r.name)
+def test_solution_view_draws_the_solution_over_the_dag(rec):
+    a = analysis_of(rec)
+    found = solution(rec, a.table)
+    text = solution_view(a).source
+    nodes, edges = parse_dot(text)
+    assert len(nodes) == rec.cells and len(edges) == a.graph.n_edges  # the whole DAG
+    red_nodes, red_edges = _red(text)
+    assert red_nodes == {node_name(c) for c in found.cells}
+    assert red_edges == {(node_name(x), node_name(y)) for x, y in found.edges}
+    assert f"the solution from {found.target}" in text
+
+
+def test_solution_view_from_another_target():
+    a = analysis_of(lcs)
+    found = solution(lcs, a.table, (3, 2))
+    red_nodes, _ = _red(solution_view(a, found).source)
+    assert node_name((3, 2)) in red_nodes and node_name((7, 6)) not in red_nodes
+    assert red_nodes == {node_name(c) for c in found.cells}
+
+
+def test_solution_view_of_a_large_table_is_over_the_stages(tmp_path):
+    rng = np.random.default_rng(4)
+    big = make_lcs(rng.integers(0, 4, 59), rng.integers(0, 4, 44))  # 60 x 45: no numbers
+    a = analyze(big)
+    found = solution(big, a.table)
+    fig = solution_view(a, max_cells=400)
+    assert f"the solution from M{found.target}" in fig.texts[0].get_text()
+    line = fig.axes[0].lines[0]  # the path, from the target to its end
+    assert [(int(r), int(c)) for r, c in zip(line.get_ydata(), line.get_xdata())] == list(found.cells)
+    path = render(a, "solution", tmp_path / "s.png", max_cells=400, found=found)
+    assert_format(path)
+    assert summary(a, "solution", found) == f"the solution: {found.summary()}"
+    with pytest.raises(UsageError, match="drawn over its stages heat map"):
+        render(a, "solution", tmp_path / "s.dot", max_cells=400)
+
+
+def test_solution_view_of_a_tree_marks_its_cells():
+    a = analysis_of(chain)
+    found = solution(chain, a.table, (0, 5))
+    assert not found.is_path
+    fig = solution_view(a, found, max_cells=4)  # numbered cells: each framed in red
+    framed = {(int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in fig.axes[0].patches
+              if p.get_edgecolor()[:3] != (0.0, 0.0, 0.0) and not p.get_fill()}
+    assert framed == set(found.cells) and not fig.axes[0].lines  # no line through a tree
+
+
+def test_solution_view_of_a_slice(tmp_path):
+    a = analysis_of(cube)
+    found = solution(cube, a.table)
+    fig = solution_view(a, found, max_cells=10, slice="2,:,:")
+    assert "M[2, :, :]" in fig.texts[0].get_text()
+    shown = sum(c[0] == 2 for c in found.cells)
+    assert f"{shown} lie in this slice" in fig.texts[0].get_text()
+    assert_format(render(a, "solution", tmp_path / "c.svg", max_cells=10, slice="2,:,:"))
+
+
+def test_cli_solution_view(write_rec, tmp_path, capsys):
+    out = tmp_path / "s.dot"
+    assert main(["render", write_rec(PATHS), "--view", "solution", "--target", "2,3",
+                 "-o", str(out)]) == 0
+    line = capsys.readouterr().out
+    assert "solution view" in line and "the solution: " in line and "from M(2, 3)" in line
+    red_nodes, _ = _red(out.read_text())
+    assert node_name((2, 3)) in red_nodes
+
+
 def test_parse_slice():
     full = slice(None)
     assert parse_slice("2, :, :", (3, 4, 5)) == (2, full, full)
@@ -422,7 +504,8 @@ def big(M, i, j):
 
 
 @pytest.mark.parametrize("view,suffix", [("dag", ".dot"), ("stages", ".png"),
-                                         ("regions", ".svg"), ("pattern", ".pdf")])
+                                         ("regions", ".svg"), ("pattern", ".pdf"),
+                                         ("solution", ".dot")])
 def test_cli_writes_each_view(view, suffix, write_rec, tmp_path, capsys):
     out = tmp_path / f"out{suffix}"
     assert main(["render", write_rec(PATHS), "--view", view, "-o", str(out)]) == 0
@@ -444,6 +527,15 @@ def test_cli_writes_each_view(view, suffix, write_rec, tmp_path, capsys):
     (["--view", "stages", "-o", "{d}"], 2, "directory"),
     (["--view", "stages", "--slice", "1,:", "-o", "{d}/o.png"], 2, "--slice"),
     (["--view", "dag", "--max-cells", "5", "-o", "{d}/o.dot"], 1, "--max-cells 5"),
+    (["--view", "stages", "--target", "1,1", "-o", "{d}/o.png"], 2,
+     "--target picks where the solution view starts; the stages view draws no solution"),
+    (["--view", "solution", "--target", "9,9", "-o", "{d}/o.dot"], 2,
+     "--target (9, 9): outside the table's shape"),
+    (["--view", "solution", "--target", "1,1,1", "-o", "{d}/o.dot"], 2, "3 indices"),
+    (["--view", "solution", "--max-cells", "5", "-o", "{d}/o.dot"], 2,
+     "is drawn over its stages heat map: write it as .svg, .png or .pdf"),
+    (["--view", "solution", "--slice", ":,:", "-o", "{d}/o.dot"], 2,
+     "the solution view draws the whole table"),
 ])
 def test_cli_bad_requests(args, code, message, write_rec, tmp_path, capsys):
     d = tmp_path / "out"

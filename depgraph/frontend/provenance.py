@@ -91,6 +91,19 @@ class Solution:
                 f"({len(self.edges):,} edges)")
 
     @property
+    def is_path(self) -> bool:
+        """Whether the solution is one path from the target (every cell on it decided by
+        one read, as LCS's), not a tree (matrix chain's) or a DAG.
+
+        Examples
+        --------
+        >>> Solution((1, 1), 1, (((1, 1), (0, 0)),), ((1, 1), (0, 0)), 0).is_path
+        True
+        """
+        return len(self.edges) == len(self.cells) - 1 and \
+            len({a for a, _ in self.edges}) == len(self.edges)
+
+    @property
     def note(self) -> str | None:
         """What the solution holds beyond the reads that decided (a note of ``depgraph
         run``), or ``None``.
@@ -425,10 +438,10 @@ def aligned(found: Solution, x: Sequence[str], y: Sequence[str], gap: str = "-"
     >>> aligned(path, "AC", "ACG")
     ('AC-', 'ACG')
     """
-    steps = {a: b for a, b in found.edges}
-    if len(steps) != len(found.edges) or len(found.edges) != len(found.cells) - 1:
+    if not found.is_path:
         raise UsageError(f"the solution from {found.target} is not a path (a cell with "
                          "several reads on it): only a path aligns two sequences")
+    steps = dict(found.edges)
     top, bottom = [], []
     for cell in found.cells[:-1]:
         (i, j), (a, b) = cell, steps[cell]

@@ -1,6 +1,8 @@
-"""Pictures of a recurrence: the DAG, its stages, its regions and its fill pattern.
+"""Pictures of a recurrence: the DAG, its stages, its regions, its fill pattern and a
+solution.
 
-``depgraph render FILE --view dag|stages|regions|pattern -o OUT`` (SPEC section 6).  Each
+``depgraph render FILE --view dag|stages|regions|pattern|solution -o OUT`` (SPEC section
+6).  Each
 view is also a library function that returns the figure object, apart from writing it:
 
 - :func:`dag_view` -> ``graphviz.Digraph``: one node per cell at its grid position (row 0
@@ -14,6 +16,9 @@ view is also a library function that returns the figure object, apart from writi
   reads per region, beside the allowed regions of the eight patterns.
 - :func:`pattern_view` -> ``Figure``: the selected pattern's step of every cell and the
   direction of its sweep (thesis figures 4.3/4.4), or the stage order when none fits.
+- :func:`solution_view` -> ``graphviz.Digraph`` or ``Figure``: the cells whose reads
+  decided a target's value (:mod:`depgraph.frontend.provenance`) in red over the DAG of
+  a table of up to ``max_cells`` cells, else over its stages heat map.
 
 :func:`render` writes one view to a file whose suffix picks the format (``.dot``, ``.svg``,
 ``.png``, ``.pdf``), through a temporary file in the same directory, so a failure leaves
@@ -39,9 +44,16 @@ from depgraph.errors import (
     UsageError,
     setting,
 )
+from depgraph.frontend.provenance import Solution, solution
+from depgraph.model import check_cell
 from depgraph.views.files import atomic_write, check_writable, write_text
 from depgraph.views.render_dag import dag_digraph
-from depgraph.views.render_plots import pattern_figure, regions_figure, stages_figure
+from depgraph.views.render_plots import (
+    pattern_figure,
+    regions_figure,
+    solution_figure,
+    stages_figure,
+)
 
 if TYPE_CHECKING:
     import graphviz
@@ -56,6 +68,7 @@ __all__ = [
     "stages_view",
     "regions_view",
     "pattern_view",
+    "solution_view",
     "render",
     "parse_slice",
     "check_request",
@@ -65,13 +78,14 @@ __all__ = [
 ]
 
 #: The views, in the order the CLI lists them.
-VIEWS: tuple[str, ...] = ("dag", "stages", "regions", "pattern")
+VIEWS: tuple[str, ...] = ("dag", "stages", "regions", "pattern", "solution")
 #: Output formats (by suffix) of each view.
 FORMATS: dict[str, tuple[str, ...]] = {
     "dag": (".dot", ".svg", ".png", ".pdf"),
     "stages": (".svg", ".png", ".pdf"),
     "regions": (".svg", ".png", ".pdf"),
     "pattern": (".svg", ".png", ".pdf"),
+    "solution": (".dot", ".svg", ".png", ".pdf"),  # .dot: the DAG of a small table
 }
 #: Largest table (cells) the dag view draws unless told otherwise.
 DEFAULT_MAX_CELLS = 400
@@ -146,6 +160,32 @@ def pattern_view(analysis: Analysis, slice: str | Sequence[Any] | None = None) -
     """
 
     return pattern_figure(analysis, parse_slice(slice, analysis.recurrence.shape))
+
+
+def solution_view(analysis: Analysis, found: Solution | None = None,
+                  max_cells: int = DEFAULT_MAX_CELLS,
+                  slice: str | Sequence[Any] | None = None) -> graphviz.Digraph | Figure:
+    """The solution ``found`` (by default the one from the recurrence's answer, else the
+    table's last cell, over the analysis's table) in red: over the DAG
+    (:func:`dag_view`) when the table has at most ``max_cells`` cells, else over the
+    stages heat map (:func:`stages_view`, ``slice`` as there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import analyze, recurrence
+    >>> @recurrence(shape=(2, 3), dtype=np.int64)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else max(M[i - 1, j], M[i, j - 1])
+    >>> solution_view(analyze(paths)).source.count("#d62728")  # (1, 2) -> (0, 2): a tie
+    3
+    """
+    a = analysis
+    if found is None:
+        found = solution(a.recurrence, a.table)
+    if a.recurrence.cells <= max_cells:
+        return dag_digraph(a, max_cells, found)
+    return solution_figure(a, parse_slice(slice, a.recurrence.shape), found)
 
 
 # --------------------------------------------------------------------------- checks
@@ -241,7 +281,8 @@ def check_suffix(view: str, path: Path) -> str:
     allowed = FORMATS[view]
     if suffix not in allowed:
         what = f"suffix {suffix!r}" if suffix else "no suffix"
-        extra = "" if view == "dag" else " (.dot is for the dag view)"
+        extra = "" if ".dot" in allowed else (" (.dot is for the dag view, and the solution "
+                                              "view of a small table)")
         raise UsageError(
             f"cannot write the {view} view to {str(path)!r}: {what}; the format comes from "
             f"the suffix: {', '.join(allowed)}{extra}"
@@ -255,12 +296,15 @@ def check_request(
     shape: Sequence[int],
     max_cells: int | None = DEFAULT_MAX_CELLS,
     slice: str | Sequence[Any] | None = None,
+    target: Sequence[int] | None = None,
 ) -> tuple[str, Path, tuple[Any, ...] | None]:
     """Check a render request before any tracing; return ``(view, path, index)``.
 
     Raises ``UsageError`` for an unknown view, an unsupported suffix, an unwritable
-    path, a missing or bad ``slice``; ``TooLargeError`` for a DAG over ``max_cells``;
-    ``RecurrenceError`` for regions of a table that is not 2-D.
+    path, a missing or bad ``slice``, a ``target`` outside the table or for another view
+    than the solution, a ``.dot`` solution of a table over ``max_cells`` (drawn over the
+    stages); ``TooLargeError`` for a DAG over ``max_cells``; ``RecurrenceError`` for
+    regions of a table that is not 2-D.
 
     Examples
     --------
@@ -269,7 +313,7 @@ def check_request(
     >>> check_request("heat", "out.png", (3, 4))
     Traceback (most recent call last):
     ...
-    depgraph.errors.UsageError: no view 'heat': choose one of dag, stages, regions, pattern
+    depgraph.errors.UsageError: no view 'heat': choose one of dag, stages, regions, pattern, solution
     """
     v = check_view(view)
     p = Path(path)
@@ -277,14 +321,29 @@ def check_request(
     check_suffix(v, p)
     shape = tuple(int(s) for s in shape)
     index: tuple[Any, ...] | None = None
-    if v == "dag":
-        limit = DEFAULT_MAX_CELLS if max_cells is None else int(max_cells)
-        if limit < 1:
-            raise UsageError(f"{setting('max_cells')} must be a positive integer, got {limit}")
-        _check_dag_size(shape, limit)
+    limit = DEFAULT_MAX_CELLS if max_cells is None else int(max_cells)
+    if limit < 1 and v in ("dag", "solution"):
+        raise UsageError(f"{setting('max_cells')} must be a positive integer, got {limit}")
+    if target is not None:
+        if v != "solution":
+            raise UsageError(f"{setting('target')} picks where the solution view starts; the "
+                             f"{v} view draws no solution")
+        check_cell(target, shape, UsageError, setting("target"))
+    if v == "solution" and math.prod(shape) > limit:
+        if p.suffix.lower() == ".dot":
+            raise UsageError(
+                f"the solution of a table of {math.prod(shape):,} cells, more than "
+                f"{setting('max_cells', f'{limit:,}')}, is drawn over its stages heat map: "
+                f"write it as .svg, .png or .pdf (or raise {setting('max_cells')} to draw the "
+                "DAG)")
+        index = parse_slice(slice, shape)
+    elif v in ("dag", "solution"):
+        if v == "dag":
+            _check_dag_size(shape, limit)
         if slice is not None:
-            raise UsageError(f"{setting('slice')} applies to the stages and pattern views; the "
-                             "dag view draws the whole table")
+            raise UsageError(f"{setting('slice')} applies to the stages and pattern views and "
+                             f"the solution view of a table over {setting('max_cells')}; the "
+                             f"{v} view draws the whole table")
     elif v == "regions":
         _check_regions(shape)
         if slice is not None:
@@ -353,10 +412,13 @@ def render(
     path: str | os.PathLike[str],
     max_cells: int | None = DEFAULT_MAX_CELLS,
     slice: str | Sequence[Any] | None = None,
+    found: Solution | None = None,
 ) -> Path:
     """Write one view of an analysis to ``path``; the suffix picks the format.
 
-    Returns the path written.  The file appears whole or not at all.
+    ``found``: the solution the solution view draws (by default
+    :func:`solution_view`'s).  Returns the path written.  The file appears whole or not
+    at all.
 
     Examples
     --------
@@ -372,10 +434,16 @@ def render(
     """
     v, p, index = check_request(view, path, analysis.recurrence.shape, max_cells, slice)
     fmt = p.suffix.lower().lstrip(".")
+    limit = DEFAULT_MAX_CELLS if max_cells is None else max_cells
     if v == "dag":
-        return _write_dag(dag_view(analysis, DEFAULT_MAX_CELLS if max_cells is None
-                                   else max_cells).source, p, fmt)
-    if v == "stages":
+        return _write_dag(dag_view(analysis, limit).source, p, fmt)
+    if v == "solution":
+        import graphviz
+
+        fig = solution_view(analysis, found, limit, index)
+        if isinstance(fig, graphviz.Digraph):
+            return _write_dag(fig.source, p, fmt)
+    elif v == "stages":
         fig = stages_view(analysis, index)
     elif v == "regions":
         fig = regions_view(analysis)
@@ -384,9 +452,12 @@ def render(
     return _write_figure(fig, p, fmt)
 
 
-def summary(analysis: Analysis, view: str) -> str:
-    """What a view of ``analysis`` shows, in a few words (the line ``render`` prints)."""
+def summary(analysis: Analysis, view: str, found: Solution | None = None) -> str:
+    """What a view of ``analysis`` shows, in a few words (the line ``render`` prints);
+    ``found``: the solution view's solution."""
     st = analysis.stages
+    if view == "solution" and found is not None:
+        return f"the solution: {found.summary()}"
     if view == "dag":
         return (f"{analysis.graph.n_nodes:,} nodes, {analysis.graph.n_edges:,} edges, "
                 f"{st.count:,} stages")

@@ -8,6 +8,9 @@ layout with pinned positions (``pos="x,y!"``, inches), so ``dot -Tsvg FILE.dot``
 as is; it routes the edges around the nodes on tables of up to ``SPLINE_NODES`` cells
 and draws straight edges on larger ones (routing there takes Graphviz minutes).
 
+Given a solution (:mod:`depgraph.frontend.provenance`), its cells are framed and its
+edges drawn in red over the rest, which is drawn fainter (the solution view).
+
 Node names are ``c`` and the indices joined by ``_`` (``c3_4`` is cell ``(3, 4)``).
 """
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     import graphviz
 
     from depgraph.analysis.pipeline import Analysis
+    from depgraph.frontend.provenance import Solution
 
 __all__ = ["dag_digraph", "node_name", "stage_colours", "grid_positions"]
 
@@ -37,6 +41,8 @@ NODE_W, NODE_H = 0.82, 0.56
 SPLINE_NODES = 130
 #: At most this many legend swatches; more stages are shown every k-th.
 LEGEND_ROWS = 24
+#: The colour of a solution's cells and edges.
+SOLUTION_COLOUR = "#d62728"
 
 
 def node_name(cell: tuple[int, ...]) -> str:
@@ -116,8 +122,10 @@ def _value_text(v: object) -> str:
     return f"{f:.3g}"
 
 
-def dag_digraph(analysis: Analysis, max_cells: int = 400) -> graphviz.Digraph:
-    """Build the DAG of an analysis as a ``graphviz.Digraph`` (see the module docstring)."""
+def dag_digraph(analysis: Analysis, max_cells: int = 400, chosen: Solution | None = None
+                ) -> graphviz.Digraph:
+    """Build the DAG of an analysis as a ``graphviz.Digraph`` (see the module docstring),
+    with the solution ``chosen`` drawn in red over it when given."""
     import graphviz
 
     rec, g, st = analysis.recurrence, analysis.graph, analysis.stages
@@ -140,6 +148,11 @@ def dag_digraph(analysis: Analysis, max_cells: int = 400) -> graphviz.Digraph:
     dims = "x".join(str(s) for s in shape)
     title = (f"{rec.name} ({dims}): {g.n_nodes:,} cells, {g.n_edges:,} edges "
              f"(x -> y: cell x reads cell y), {st.count:,} stages")
+    on_path = set(chosen.cells) if chosen else set()
+    path_edges = set(chosen.edges) if chosen else set()
+    if chosen:
+        title += (f"; red: the solution from {chosen.target}, the reads that decided its "
+                  f"value ({len(chosen.cells):,} cells)")
     dot = graphviz.Digraph(name=rec.name or "depgraph")
     splines = "true" if g.n_nodes <= SPLINE_NODES else "false"
     dot.attr("graph", layout="neato", splines=splines, outputorder="edgesfirst",
@@ -148,7 +161,8 @@ def dag_digraph(analysis: Analysis, max_cells: int = 400) -> graphviz.Digraph:
     dot.attr("node", shape="box", style="rounded,filled", fixedsize="true",
              width=f"{NODE_W}", height=f"{NODE_H}", fontname="Helvetica", fontsize="10",
              penwidth="0.6", color="#333333")
-    dot.attr("edge", color="#44444499", arrowsize="0.55", penwidth="0.8")
+    dot.attr("edge", color="#44444444" if chosen else "#44444499", arrowsize="0.55",
+             penwidth="0.8")
     stage = st.stage
     for k, name in enumerate(names):
         cell = cells[k]
@@ -159,11 +173,15 @@ def dag_digraph(analysis: Analysis, max_cells: int = 400) -> graphviz.Digraph:
             label = f"<{html.escape(idx)}<br/><b>{html.escape(texts[k])}</b>>"
         else:
             label = f"<{html.escape(idx)}>"
+        mark = {"color": SOLUTION_COLOUR, "penwidth": "3"} if cell in on_path else {}
         dot.node(name, label=label, pos=f"{gx[k] * DX:.3f},{-gy[k] * DY:.3f}!",
-                 fillcolor=fill, fontcolor=_text_colour(fill), tooltip=f"{cell}: stage {s}")
+                 fillcolor=fill, fontcolor=_text_colour(fill), tooltip=f"{cell}: stage {s}",
+                 **mark)
     src, dst = g.edge_arrays()
     for a, b in zip(src.tolist(), dst.tolist()):
-        dot.edge(names[a], names[b])
+        mark = {"color": SOLUTION_COLOUR, "penwidth": "2.4"} \
+            if (cells[a], cells[b]) in path_edges else {}
+        dot.edge(names[a], names[b], **mark)
     return dot
 
 

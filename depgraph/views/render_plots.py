@@ -1,4 +1,5 @@
-"""The matplotlib views: stages heat map, region glyph and pattern fill order.
+"""The matplotlib views: stages heat map, region glyph, pattern fill order, and a
+solution over the stages.
 
 All figures are ``matplotlib.figure.Figure`` objects on the Agg canvas, made without
 pyplot (no global state, nothing shown).  Tables are drawn as images, row 0 at the top
@@ -25,12 +26,14 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from depgraph.analysis.pipeline import Analysis
+    from depgraph.frontend.provenance import Solution
 
 __all__ = [
     "block_max",
     "critical_path",
     "stage_grid_figure",
     "stages_figure",
+    "solution_figure",
     "regions_figure",
     "pattern_figure",
     "slice_text",
@@ -371,10 +374,11 @@ def _thin(rows: np.ndarray, cols: np.ndarray, bi: int, bj: int) -> tuple[np.ndar
 
 
 def _draw_path(ax: Axes, rows: np.ndarray, cols: np.ndarray, bi: int, bj: int,
-               boxes: bool) -> None:
+               boxes: bool, joined: bool = True) -> None:
     """The critical path: a red line from a star (deepest stage) to a square (a base
     case); with ``boxes`` (numbered cells) each path cell is framed in red instead of
-    marked, so its number stays readable."""
+    marked, so its number stays readable; not ``joined`` (cells that are no path), the
+    cells are marked, or framed, and no line drawn."""
     from matplotlib import patheffects
     from matplotlib.patches import Rectangle
 
@@ -385,10 +389,15 @@ def _draw_path(ax: Axes, rows: np.ndarray, cols: np.ndarray, bi: int, bj: int,
         for y, x in zip(r.tolist(), c.tolist()):
             ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, ec=PATH_COLOUR,
                                    lw=2.0, zorder=5))
-        ax.plot(c, r, color=PATH_COLOUR, lw=1.2, alpha=0.7, zorder=4)
+        if joined:
+            ax.plot(c, r, color=PATH_COLOUR, lw=1.2, alpha=0.7, zorder=4)
         return
     outline = [patheffects.Stroke(linewidth=3.2, foreground="white"), patheffects.Normal()]
     many = len(r) > 80
+    if not joined:
+        ax.plot(c, r, color=PATH_COLOUR, marker="s" if many else "o", ms=2 if many else 5,
+                mec="white", mew=0.6, ls="none", zorder=3)
+        return
     ax.plot(c, r, color=PATH_COLOUR, lw=1.0 if many else 1.6, marker=None if many else "o",
             ms=3, path_effects=outline, zorder=3, solid_joinstyle="round")
     ax.plot(c[:1], r[:1], marker="*", ms=13, color=PATH_COLOUR, mec="white", mew=1.0,
@@ -410,13 +419,14 @@ def stage_grid_figure(
     count: int | None = None,
     path: tuple[np.ndarray, np.ndarray] | None = None,
     axis_labels: tuple[str, str] = ("row i", "column j"),
+    joined: bool = True,
 ) -> Figure:
     """The stages heat map of a 2-D stage table (``-1`` = not in the graph).
 
     The low-level drawing under :func:`stages_figure`: any size of table, aggregated by
     block maximum to at most ``MAX_PIXELS`` a side; ``path`` is an optional critical
     path as (rows, cols) arrays, drawn as a red line from a star (deepest stage) to a
-    square (a base case).
+    square (a base case), or as red marks where not ``joined``.
 
     Examples
     --------
@@ -432,7 +442,7 @@ def stage_grid_figure(
     fig, ax, bi, bj, numbered = _heat(values, count, STAGE_CMAP, "stage (0 = base cases)",
                                       title, axis_labels)
     if path is not None:
-        _draw_path(ax, np.asarray(path[0]), np.asarray(path[1]), bi, bj, numbered)
+        _draw_path(ax, np.asarray(path[0]), np.asarray(path[1]), bi, bj, numbered, joined)
     return fig
 
 
@@ -454,6 +464,26 @@ def stages_figure(analysis: Analysis, index: Sequence[Any]) -> Figure:
     hidden = analysis.graph.n_nodes < rec.cells
     title += "\n" + line + (" (grey: not in the graph)" if hidden else "")
     return stage_grid_figure(values, title, st.count, (prow, pcol), _axis_labels(shape, index))
+
+
+def solution_figure(analysis: Analysis, index: Sequence[Any], found: Solution) -> Figure:
+    """The solution ``found`` over the stages heat map (the solution view of a large
+    table): a path from its target (a star) to where it ends (a square), or, for a tree,
+    its cells marked; ``index`` is the slice."""
+    rec, st = analysis.recurrence, analysis.stages
+    shape = tuple(rec.shape)
+    flat = np.ravel_multi_index(tuple(np.array(found.cells).T), shape)
+    rows, cols = _path_in_view(flat, shape, index)
+    where = slice_text(index, shape)
+    head = f"{rec.name} ({_dims(shape)})" + (f", slice {where}" if where else "")
+    drawn = ("its path from the target (star) to where it ends (square)" if found.is_path
+             else "its cells")
+    title = (f"{head}: the solution from M{found.target} = {found.value}, "
+             f"{_fmt(len(found.cells))} cells, the reads that decided its value\n"
+             f"red: {drawn}" + (f"; {_fmt(len(rows))} lie in this slice" if where else "")
+             + f", over the {_fmt(st.count)} stages (Algorithm 1)")
+    return stage_grid_figure(_as_2d(_stage_table(analysis), index), title, st.count,
+                             (rows, cols), _axis_labels(shape, index), found.is_path)
 
 
 # --------------------------------------------------------------------------- pattern
