@@ -12,7 +12,9 @@ It writes
 - ``docs/img/pattern_<CODE>.png`` and ``docs/img/regions_<CODE>.png``: one example that
   selects each of the eight patterns, with its fill order and its region glyph;
 - ``docs/patterns/<CODE>.md``: the page of each pattern, with the numbers of that example;
-- ``docs/img/<example>_pattern.png``: the hyperplane of the examples no pattern fits.
+- ``docs/img/<example>_pattern.png``: the hyperplane of the examples no pattern fits;
+- ``docs/img/<example>_solution.png``: the solution view, over the DAG (LCS) and over the
+  stages (Smith-Waterman, from its best cell).
 
 Examples come from ``examples/`` and ``examples/catalog/`` (each module states
 ``EXPECTED_PATTERN``).  No file there selects SENO or NESO, so two small recurrences
@@ -333,11 +335,23 @@ def hyperplane_pictures() -> None:
         _draw(a, "pattern", f"{stem}_pattern.png")
 
 
+#: The solution view's examples (file, family size): a small table over its DAG, a
+#: larger one over its stages.
+SOLUTIONS = [("lcs", 8), ("smith_waterman", 60)]
+
+
+def solution_pictures() -> None:
+    for stem, size in SOLUTIONS:
+        a = _analyze(depgraph.load(ROOT / "examples" / f"{stem}.py", size=size))
+        _draw(a, "solution", f"{stem}_solution.png")
+
+
 def main() -> int:
     IMG.mkdir(parents=True, exist_ok=True)
     case_studies()
     pattern_pages()
     hyperplane_pictures()
+    solution_pictures()
     return 0
 
 
