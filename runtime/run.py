@@ -45,6 +45,7 @@ from runtime.backends.cuda import bands, hyperplanes, steps, strips, tiles
 from runtime.backends.cuda import score as gpu
 from runtime.backends.cuda.cells import Checks
 from runtime.backends.cuda.device import DeviceFill, require
+from runtime.backends.cuda.recovery import DeviceCells
 from runtime.backends.walk import (
     ScorePlan,
     ScoreResult,
@@ -101,6 +102,9 @@ class FillResult:
     solution : Solution or None
         The cells whose reads decided the target's value, when asked
         (:func:`depgraph.frontend.provenance.solution`).
+    solution_s : float
+        Recovering it (on the host; from the device's table a tile at a time when the
+        table stayed there: :class:`runtime.backends.cuda.recovery.DeviceCells`).
     """
 
     table: np.ndarray | None
@@ -120,6 +124,7 @@ class FillResult:
     value: Any = None
     pi: tuple[int, ...] | None = None
     solution: Solution | None = None
+    solution_s: float = 0.0
 
     @property
     def cells(self) -> int:
@@ -494,8 +499,8 @@ def fill(
         Compare with the sequential reference (exact for integers, tight for floats).
     copy_back : bool
         Copy the table back from the device (``False``: keep it there, as
-        ``FillResult.device_table``; ``verify``, ``solution`` and a recurrence whose
-        ``target`` is a function of the table copy it back all the same).
+        ``FillResult.device_table``; ``verify`` and a recurrence whose ``target`` is a
+        function of the table copy it back all the same).
     plan : Plan, optional
         A plan made earlier for this same recurrence (:func:`runtime.schedule.plan.make_plan`).
     progress : Progress, optional
@@ -505,8 +510,8 @@ def fill(
         ``UsageError`` outside 1 to numba's thread count.
     solution : bool or cell
         Recover the cells whose reads decided the value of this cell (``True``: of
-        ``FillResult.target``) as ``FillResult.solution``; the table comes back to the
-        host.
+        ``FillResult.target``) as ``FillResult.solution``; a table kept on the device is
+        read there, only the tiles the solution crosses coming back.
 
     Examples
     --------
@@ -520,13 +525,17 @@ def fill(
     (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
     """
     with cpu.thread_count(threads):
-        res = _fill(rec, backend, schedule, verify,
-                    copy_back or solution is not False or callable(rec.target), plan, progress)
+        res = _fill(rec, backend, schedule, verify, copy_back or callable(rec.target), plan,
+                    progress)
     if solution is False:
         return res
-    assert res.table is not None  # copied back, as asked above
-    target = res.target if solution is True else tuple(solution)
-    return replace(res, solution=recover(rec, res.table, target))
+    t0 = time.perf_counter()
+    table = DeviceCells(rec, res.device_table) if res.table is None else res.table
+    found = recover(rec, table, res.target if solution is True else tuple(solution))
+    notes = res.notes + ((f"solution read on the device: {table.tiles} tiles of the table "
+                          f"({format_bytes(table.bytes)}) came back",)
+                         if isinstance(table, DeviceCells) else ())
+    return replace(res, solution=found, solution_s=time.perf_counter() - t0, notes=notes)
 
 
 def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back: bool,

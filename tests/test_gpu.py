@@ -355,3 +355,13 @@ def test_launches_go_straight_to_the_driver_and_fill_as_numba_does(monkeypatch):
     assert direct and direct[0] is not None
     assert np.array_equal(ours.table, numbas.table)
     assert np.array_equal(ours.table, fill(rec, backend="cpu", schedule="sequential").table)
+
+
+def test_a_solution_is_read_on_the_device_at_4096():
+    """LCS 4096²'s path read from the table left on the GPU, a tile at a time: the same
+    cells and edges as the walk over the table copied back."""
+    rec = load("examples/lcs.py", size=4096)
+    here = fill(rec, backend="cuda", copy_back=False, solution=True)
+    assert here.table is None and any("solution read on the device" in n for n in here.notes)
+    back = fill(rec, backend="cuda", solution=True)
+    assert here.solution.to_json() == back.solution.to_json()

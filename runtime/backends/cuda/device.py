@@ -41,7 +41,7 @@ from depgraph.model import Recurrence
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
-__all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches",
+__all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches", "launcher",
            "multiprocessors", "sms", "max_blocks", "free_memory", "run", "compile_kernel",
            "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
            "THREADS"]
@@ -167,38 +167,22 @@ def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> No
 
 
 def _launch_all(kernel: Any, todo: Launches) -> None:
-    """Every launch of ``todo``, in order.  numba marshals every argument again on every
-    launch and finds the kernel's overload from the arguments' types, about 20 µs a
-    launch, most of a fill that launches once a step; the launches of one fill differ only
-    in their scalars, so their overload is found once, each device array's arguments are
-    marshalled once, and each launch goes to the driver with them.  Where that path is
-    not open (the simulator, a kernel compiled for debugging or with argument extensions,
-    an API this numba-cuda lacks), numba's own launch runs instead."""
-    direct = None if simulated() or len(todo) < 2 else _direct_launch(kernel, todo[0][2])
-    if direct is None:
+    """Every launch of ``todo``, in order (:func:`launcher`; one launch: numba's own)."""
+    if len(todo) == 1:
+        _launch(kernel, *todo[0])
+    elif todo:
+        launch = launcher(kernel, todo[0][2])
         for blocks, threads, args in todo:
-            _launch(kernel, blocks, threads, args)
-        return
-    try:
-        direct(*todo[0])
-    except (TypeError, AttributeError, ValueError):  # refused before launching: numba's way
-        for blocks, threads, args in todo:
-            _launch(kernel, blocks, threads, args)
-        return
-    except Exception as exc:  # a launch or device fault: name it, no traceback
-        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
-    try:
-        for blocks, threads, args in todo[1:]:
-            direct(blocks, threads, args)
-    except Exception as exc:
-        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+            launch(blocks, threads, args)
 
 
 def _direct_launch(kernel: Any, first: tuple[Any, ...]) -> Callable[..., None] | None:
     """A launcher ``(blocks, threads, args)`` of ``kernel``'s overload for ``first``'s
     types (compiled: :func:`compile_for`) that marshals each device array once (keyed by
     its identity) and the scalars on every launch; ``None`` where numba-cuda does not
-    offer the pieces (:func:`_launch_all`)."""
+    offer the pieces, or under the simulator (:func:`launcher`)."""
+    if simulated():
+        return None
     try:
         from numba import typeof
         from numba.cuda import dispatcher as nd
@@ -233,6 +217,40 @@ def _direct_launch(kernel: Any, first: tuple[Any, ...]) -> Callable[..., None] |
                                  **coop), handle, *words)
 
     return direct
+
+
+def launcher(kernel: Any, first: tuple[Any, ...]) -> Callable[[int, int, tuple[Any, ...]], None]:
+    """A launch ``(blocks, threads, args)`` of ``kernel`` for launches with ``first``'s
+    argument types, ``kernel`` compiled for them.  numba marshals every argument again on
+    every launch and finds the kernel's overload from the arguments' types, about 20 µs
+    a launch, most of a fill that launches once a step; launches that differ only in
+    their scalars find their overload once, marshal each device array once and go to the
+    driver with them.  Where that path is not open (the simulator, a kernel compiled for
+    debugging or with argument extensions, an API this numba-cuda lacks, found by the
+    first launch refusing its arguments), numba's own launch runs instead.  A fault is a
+    ``RecurrenceError``."""
+    compile_for(kernel, first)
+    direct = [_direct_launch(kernel, first)]
+    proven = [False]
+
+    def launch(blocks: int, threads: int, args: tuple[Any, ...]) -> None:
+        if direct[0] is None:
+            _launch(kernel, blocks, threads, args)
+            return
+        try:
+            direct[0](blocks, threads, args)
+        except (TypeError, AttributeError, ValueError) as exc:
+            if proven[0]:
+                raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}"
+                                      ) from None
+            direct[0] = None  # refused before launching: numba's way from now on
+            _launch(kernel, blocks, threads, args)
+            return
+        except Exception as exc:  # a launch or device fault: name it, no traceback
+            raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+        proven[0] = True
+
+    return launch
 
 
 def compile_for(kernel: Any, args: tuple[Any, ...]) -> None:
