@@ -153,9 +153,9 @@ def _crowded(threads: int) -> str:
     free = max(cores - busy, 1)
     if not busy or threads <= free:
         return ""
+    hint = f" (ask for {free} threads to fill on the free ones)" if free > 1 else ""
     return (f"other work keeps {busy} of the {cores} cores busy, so {threads} threads "
-            f"would wait at every barrier for one without a core (ask for {free} threads "
-            f"to fill on the free ones)")
+            f"would wait at every barrier for one without a core{hint}")
 
 
 def _cell_cost(plan: Plan, threads: int) -> tuple[cpu_model.CpuCosts, float, str]:
