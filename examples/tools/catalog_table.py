@@ -159,7 +159,7 @@ def main() -> None:
           "| stages | steps |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in table:
-        flag = "" if r["selected"] == r["thesis"] else " **(differs)**"
+        flag = "" if r["thesis"] is None or r["selected"] == r["thesis"] else " **(differs)**"
         print(f"| `{r['file']}` | {r['problem']} | `{r['formulation']}` | {r['shape']} | {r['reads']} "
               f"| {r['thesis'] or '—'} | {r['selected'] or '—'}{flag} | {r['matching']} "
               f"| {r['schedule']} | {r['stages']} | {r['steps']} |")
