@@ -25,7 +25,8 @@ def fill(X, Y):
     return M
 
 
-n = int(sys.argv[1])
-rng = np.random.default_rng(n)  # the data of examples/lcs.py
-X, Y = rng.integers(0, 4, n).astype(np.int64), rng.integers(0, 4, n).astype(np.int64)
-print(fill(X, Y)[-1, -1])
+if __name__ == "__main__":
+    n = int(sys.argv[1])
+    rng = np.random.default_rng(n)  # the data of examples/lcs.py
+    X, Y = rng.integers(0, 4, n).astype(np.int64), rng.integers(0, 4, n).astype(np.int64)
+    print(fill(X, Y)[-1, -1])
