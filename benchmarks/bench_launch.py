@@ -34,7 +34,7 @@ def main() -> None:
     direct = device._direct_launch
 
     def fill(straight: bool):
-        device._direct_launch = direct if straight else (lambda kernel, first: None)
+        device._direct_launch = direct if straight else (lambda kern: None)
         return steps.pattern_fill(rec, nose.index, count, "C", True, None)
 
     print(device.status()[1])

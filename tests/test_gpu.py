@@ -348,9 +348,9 @@ def test_launches_go_straight_to_the_driver_and_fill_as_numba_does(monkeypatch):
     direct = []
     found = device._direct_launch
     monkeypatch.setattr(device, "_direct_launch",
-                        lambda kernel, first: direct.append(found(kernel, first)) or direct[-1])
+                        lambda kern: direct.append(found(kern)) or direct[-1])
     ours = steps.pattern_fill(rec, p.index, p.steps(rec.shape))
-    monkeypatch.setattr(device, "_direct_launch", lambda kernel, first: None)
+    monkeypatch.setattr(device, "_direct_launch", lambda kern: None)
     numbas = steps.pattern_fill(rec, p.index, p.steps(rec.shape))
     assert direct and direct[0] is not None
     assert np.array_equal(ours.table, numbas.table)

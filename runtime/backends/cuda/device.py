@@ -159,11 +159,16 @@ def max_blocks(cuda: Any) -> int:
     return sms(cuda) * max(1, int(per_sm) // THREADS)
 
 
+def _fault(exc: BaseException) -> RecurrenceError:
+    """A launch or device fault, named without a traceback."""
+    return RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}")
+
+
 def _launch(kernel: Any, blocks: int, threads: int, args: tuple[Any, ...]) -> None:
     try:
         kernel[blocks, threads](*args)
-    except Exception as exc:  # a launch or device fault: name it, no traceback
-        raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:
+        raise _fault(exc) from None
 
 
 def _launch_all(kernel: Any, todo: Launches) -> None:
@@ -176,19 +181,17 @@ def _launch_all(kernel: Any, todo: Launches) -> None:
             launch(blocks, threads, args)
 
 
-def _direct_launch(kernel: Any, first: tuple[Any, ...]) -> Callable[..., None] | None:
-    """A launcher ``(blocks, threads, args)`` of ``kernel``'s overload for ``first``'s
-    types (compiled: :func:`compile_for`) that marshals each device array once (keyed by
-    its identity) and the scalars on every launch; ``None`` where numba-cuda does not
-    offer the pieces, or under the simulator (:func:`launcher`)."""
-    if simulated():
+def _direct_launch(kern: Any) -> Callable[..., None] | None:
+    """A launcher ``(blocks, threads, args)`` of the compiled kernel ``kern`` (an
+    overload: :func:`compile_for`) that marshals each device array once (keyed by its
+    identity) and the scalars on every launch; ``None`` where numba-cuda does not offer
+    the pieces, or under the simulator (no overload) (:func:`launcher`)."""
+    if kern is None:
         return None
     try:
-        from numba import typeof
         from numba.cuda import dispatcher as nd
         from numba.cuda import types as nt
 
-        kern = kernel.compile(tuple(typeof(a) for a in first))  # compiled: found, not built
         if kern.debug or kern.extensions or kern.cooperative:
             return None
         handle, launch, config_of = (kern._codelibrary.get_cufunc().kernel, nd.launch,
@@ -229,8 +232,7 @@ def launcher(kernel: Any, first: tuple[Any, ...]) -> Callable[[int, int, tuple[A
     debugging or with argument extensions, an API this numba-cuda lacks, found by the
     first launch refusing its arguments), numba's own launch runs instead.  A fault is a
     ``RecurrenceError``."""
-    compile_for(kernel, first)
-    direct = [_direct_launch(kernel, first)]
+    direct = [_direct_launch(compile_for(kernel, first))]
     proven = [False]
 
     def launch(blocks: int, threads: int, args: tuple[Any, ...]) -> None:
@@ -241,27 +243,27 @@ def launcher(kernel: Any, first: tuple[Any, ...]) -> Callable[[int, int, tuple[A
             direct[0](blocks, threads, args)
         except (TypeError, AttributeError, ValueError) as exc:
             if proven[0]:
-                raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}"
-                                      ) from None
+                raise _fault(exc) from None
             direct[0] = None  # refused before launching: numba's way from now on
             _launch(kernel, blocks, threads, args)
             return
-        except Exception as exc:  # a launch or device fault: name it, no traceback
-            raise RecurrenceError(f"the CUDA fill failed: {type(exc).__name__}: {exc}") from None
+        except Exception as exc:
+            raise _fault(exc) from None
         proven[0] = True
 
     return launch
 
 
-def compile_for(kernel: Any, args: tuple[Any, ...]) -> None:
-    """Compile ``kernel`` for these argument types (before timing a launch)."""
+def compile_for(kernel: Any, args: tuple[Any, ...]) -> Any:
+    """Compile ``kernel`` for these argument types (before timing a launch); the compiled
+    overload (``None`` under the simulator, which compiles nothing)."""
     if simulated():
-        return
+        return None
     from numba import typeof
     from numba.core.errors import NumbaError
 
     try:
-        kernel.compile(tuple(typeof(a) for a in args))
+        return kernel.compile(tuple(typeof(a) for a in args))
     except NumbaError as exc:
         lines = " ".join(x.strip() for x in str(exc).strip().splitlines()[:6])
         raise CompileError(
