@@ -10,6 +10,7 @@ import pytest
 from edit_distance import make_edit_distance
 from knapsack import make_knapsack
 from lcs import make_lcs
+from smith_waterman import make_smith_waterman
 
 from depgraph import fill, recurrence, score
 from depgraph.errors import RecurrenceError, UsageError
@@ -26,17 +27,6 @@ def make_dtw(X, Y):
         return abs(X[i - 1] - Y[j - 1]) + min(M[i - 1, j], M[i, j - 1], M[i - 1, j - 1])
 
     return dtw
-
-
-def make_smith_waterman(X, Y):
-    @recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.int32, args=(X, Y))
-    def smith_waterman(M, i, j, X, Y):
-        if i == 0 or j == 0:
-            return 0
-        diag = M[i - 1, j - 1] + (2 if X[i - 1] == Y[j - 1] else -1)
-        return max(0, diag, M[i - 1, j] - 1, M[i, j - 1] - 1)
-
-    return smith_waterman
 
 
 def make_far(A):
