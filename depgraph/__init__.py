@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from depgraph.views.render import render
     from depgraph.views.report import Report, report
     from runtime.backends.walk import ScorePlan, ScoreResult
-    from runtime.run import FillResult, compare, fill, score, verify_score
+    from runtime.run import FillResult, compare, fill
+    from runtime.score_only import score, verify_score
     from runtime.schedule.score_plan import score_plan
 
 #: The calls of the runtime and the views, imported on first use: a recurrence file's
@@ -59,8 +60,8 @@ _LAZY = {
     "FillResult": "runtime.run",
     "compare": "runtime.run",
     "fill": "runtime.run",
-    "score": "runtime.run",
-    "verify_score": "runtime.run",
+    "score": "runtime.score_only",
+    "verify_score": "runtime.score_only",
     "score_plan": "runtime.schedule.score_plan",
 }
 

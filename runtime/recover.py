@@ -1,5 +1,5 @@
 """A score with its solution, in linear-ish memory on the CPU (``depgraph run --score
---solution``, :func:`runtime.run.score` with ``solution``).
+--solution``, :func:`runtime.score_only.score` with ``solution``).
 
 The table is never held: a pass by rows keeps a checkpoint of the rows each block of rows
 reads above it, the target's value comes out of it, and the solution walk

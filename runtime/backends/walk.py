@@ -2,7 +2,7 @@
 what it found (:class:`ScoreResult`), the slot of a cell in a ring of the last rows
 (columns), and the checked read of a ring or a window of anti-diagonals.
 
-A score-only fill (:func:`runtime.run.score`) keeps only the cells still to be read: the
+A score-only fill (:func:`runtime.score_only.score`) keeps only the cells still to be read: the
 last ``K`` rows (columns) of a walk by rows (columns), slice ``t`` in slot ``t % K``, or
 the last ``W`` anti-diagonals of a diagonal walk.  Its reads of ``M`` are rewritten into
 reads of that buffer, checked against the table's shape (kept in ``ck[0:2]``); the first
