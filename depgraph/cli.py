@@ -95,10 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "checkpoint (default: about sqrt(rows x rows read up))")
     _threads(p)
     p.add_argument("--score", action="store_true",
-                   help="only the last cell's value, keeping the few rows, columns or "
-                   "diagonals still to be read: O(n) memory, for tables too large to hold; "
-                   "needs reads at constant offsets that a diagonal pattern allows, or a "
-                   "constant number of rows (columns) back; -o saves the last row (column)")
+                   help="only one cell's value, keeping the few rows, columns or diagonals "
+                   "still to be read: O(n) memory, for tables too large to hold; the cell the "
+                   "recurrence names as its answer where the walk fills it (on the CPU), else "
+                   "the walk's last cell; needs reads at constant offsets that a diagonal "
+                   "pattern allows, or a constant number of rows (columns) back; -o saves the "
+                   "last row (column) filled")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_run)
 
@@ -431,8 +433,8 @@ def _why(d: dict[str, Any]) -> list[str]:
 
 def format_score(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph run --score``."""
-    lines = _head(d, f"score        M{tuple(d['cell'])} = {d['value']}  "
-                     f"(the last cell of {d['pattern']})")
+    what = "the recurrence's answer" if d["answer"] else f"the last cell of {d['pattern']}"
+    lines = _head(d, f"score        M{tuple(d['cell'])} = {d['value']}  ({what})")
     if d["line"] is not None:
         lines.append(f"{'last ' + d['line_kind']:<12} {d['line']} ({d['line_cells']:,} cells): "
                      f"{d['line_preview']}")

@@ -76,6 +76,22 @@ class Recurrence:
     def cells(self) -> int:
         return math.prod(self.shape)
 
+    @property
+    def answer_function(self) -> str | None:
+        """The name of the function of the filled table that finds this recurrence's
+        answer (``target=``); ``None`` where it names a cell, or no answer.
+
+        Examples
+        --------
+        >>> def best(M):
+        ...     return np.unravel_index(np.argmax(M), M.shape)
+        >>> recurrence(shape=(2, 3), target=best)(lambda M, i, j: i).answer_function
+        'best'
+        """
+        if not callable(self.target):
+            return None
+        return getattr(self.target, "__name__", repr(self.target))
+
     def answer(self, table: np.ndarray | None) -> tuple[int, ...] | None:
         """The cell this recurrence names as its answer in its filled ``table`` (``None``
         when it names none); ``RecurrenceError`` naming the target function when it
@@ -94,8 +110,7 @@ class Recurrence:
         """
         if not callable(self.target):
             return self.target
-        what = f"the target function {getattr(self.target, '__name__', repr(self.target))} " \
-               f"of {self.name!r}"
+        what = f"the target function {self.answer_function} of {self.name!r}"
         if table is None:
             raise UsageError(f"{what} needs the whole filled table, which the score does not "
                              f"keep; give the cell ({setting('target')}) or leave out "

@@ -30,7 +30,7 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends.checkpoint import Blocks
-from runtime.backends.walk import Recovery, ScoreResult, value_bounds
+from runtime.backends.walk import Recovery, ScoreResult, value_bounds, whole_table_note
 from runtime.schedule.score_plan import block_plan
 
 __all__ = ["score_solution"]
@@ -42,7 +42,8 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     """The score of ``rec``'s last cell and the solution from ``target``, in linear-ish
     memory (module docstring).  ``target`` defaults to the cell the recurrence names as
     its answer, else the last cell (``UsageError`` before the fill where its answer is a
-    function of the whole table); ``block_rows``: the rows of a block (default about
+    function of the whole table); a solution from the recurrence's answer makes the
+    answer the score (``ScoreResult.answer``); ``block_rows``: the rows of a block (default about
     ``sqrt(n R)``); ``backend``: ``auto`` or ``cpu`` (it runs on one CPU core);
     ``progress`` reports the cells filled, then the rows the walk has climbed.  The
     result's ``recovery`` holds the solution and the memory it took.
@@ -76,6 +77,8 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     t0 = time.perf_counter()
     found = solution(rec, blocks, start)
     walk_s = time.perf_counter() - t0 - blocks.refill_s - (blocks.compile_s - compile_s)
+    answer = start == rec.target
+    cell, value = (start, found.value) if answer else (last, value)
     recovery = Recovery(found, plan, blocks.checkpoint_bytes, blocks.block_bytes, blocks.refills,
                     blocks.refilled_cells, blocks.refill_s, walk_s)
     halo = {0: "no checkpoint (no read goes up)", 1: "a checkpoint of the row above each"
@@ -89,7 +92,8 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         + ("" if bounds is None else f"; each value checked as stored: no proof it fits "
                                      f"{rec.dtype}"),
         *([found.note] if found.note else []),
+        *([whole_table_note(rec, last)] if callable(rec.target) else []),
     ]
     kept = recovery.memory_bytes // rec.dtype.itemsize
-    return ScoreResult(value, last, plan.pattern, "cpu", kept, run_s, blocks.compile_s,
-                       notes=tuple(notes), recovery=recovery)
+    return ScoreResult(value, cell, plan.pattern, "cpu", kept, run_s, blocks.compile_s,
+                       notes=tuple(notes), recovery=recovery, answer=answer)

@@ -3,6 +3,12 @@ cells still to be read, so a table far too large to hold is scored in O(n) memor
 (``depgraph run --score``); and ``verify_score``, ``compare_score``: a score against the
 sequential reference.
 
+Where the recurrence names its answer (``target=`` of :func:`depgraph.model.recurrence`),
+the score gives it only where the walk fills it: its last cell, or a cell a CPU walk
+stops after (the slices it keeps hold it); elsewhere, on the GPU or for an answer that
+is a function of the whole table, the value is the walk's last cell's and the notes say
+it is not the answer.
+
 The walk comes from the cell's read offsets (:mod:`runtime.schedule.score_plan`); the
 backend fills it (:mod:`runtime.backends.cpu_score`, :mod:`runtime.backends.cuda.score`,
 the python backend's ``python_score``), every read checked; with ``solution``, the score
@@ -37,6 +43,7 @@ from runtime.backends.walk import (
     raise_found,
     ring_result,
     value_bounds,
+    whole_table_note,
 )
 from runtime.recover import score_solution
 from runtime.run import compare
@@ -53,7 +60,10 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
           ) -> ScoreResult:
     """The value of the last cell of ``rec``'s walk (:mod:`runtime.schedule.score_plan`),
     keeping only the cells still to be read, filled on ``backend`` (``auto``, ``cuda``,
-    ``cpu`` or ``python``; ``threads`` as in :func:`runtime.run.fill`); ``progress`` reports the
+    ``cpu`` or ``python``; ``threads`` as in :func:`runtime.run.fill`); or of the cell the
+    recurrence names as its answer (``target=``), where the walk can stop after it (the
+    CPU backends: ``ScoreResult.answer``; where it cannot, or the answer is a function of
+    the whole table, the notes say the value is not the answer); ``progress`` reports the
     cells done (CPU backends); ``plan``:
     :func:`runtime.schedule.score_plan.score_plan`'s, when the caller already has it.
     ``solution``: also recover the cells whose reads decided this cell's value (``True``:
@@ -76,6 +86,9 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
     >>> r = score(paths, backend="cpu")
     >>> r.cell, int(r.value), r.pattern, r.kept
     ((3, 4), 35, 'NOSE', 8)
+    >>> r = score(recurrence(shape=(4, 5), dtype=np.int64, target=(1, 4))(paths.func), "cpu")
+    >>> r.cell, int(r.value), r.answer
+    ((1, 4), 5, True)
     """
     if solution is not False and plan is not None:
         raise UsageError("the solution of a score walks rows in blocks of its own; "
@@ -93,6 +106,7 @@ def _score(rec: Recurrence, backend: str, progress: Progress | None,
     ir = cell_ir(rec)
     plan = plan or score_plan(rec, ir)
     backend, why = resolve_backend(backend)
+    cell, said = _walk_end(rec, plan, backend)
     notes = [why]
     n, m = rec.shape
     slices = ("rows", "columns")[plan.axis]
@@ -101,14 +115,35 @@ def _score(rec: Recurrence, backend: str, progress: Progress | None,
     cells = progress("filling cells", rec.cells) if progress else None
     if backend == "python":
         notes.append(f"the last {plan.keep} {slices} kept")
-        B, run_s = python.python_score(rec, plan, cells)
-        return ring_result(plan, B, plan.last(rec.shape), backend, run_s, 0.0, notes)
-    bounds = value_bounds(rec, ir, BY_CODE[plan.pattern].steps((n, m)))
-    if bounds is not None:
-        notes.append(f"each value checked as stored: no proof it fits {rec.dtype}")
-    if backend == "cpu":
-        return cpu_score(rec, ir, plan, bounds, cells, notes)
-    return _gpu_score(rec, ir, plan, bounds, notes)
+        B, run_s = python.python_score(rec, plan, cells, cell)
+        res = ring_result(plan, B, cell, backend, run_s, 0.0, notes)
+    else:
+        bounds = value_bounds(rec, ir, BY_CODE[plan.pattern].steps((n, m)))
+        if bounds is not None:
+            notes.append(f"each value checked as stored: no proof it fits {rec.dtype}")
+        res = (cpu_score(rec, ir, plan, bounds, cells, notes, cell) if backend == "cpu" else
+               _gpu_score(rec, ir, plan, bounds, notes))
+    return replace(res, answer=res.cell == rec.target, notes=res.notes + said)
+
+
+def _walk_end(rec: Recurrence, plan: ScorePlan, backend: str
+              ) -> tuple[tuple[int, int], tuple[str, ...]]:
+    """The cell a score of ``rec`` on ``backend`` reports, and what it says of it: the
+    cell the recurrence names as its answer where the walk can stop there (the CPU and
+    python walks stop after the slice holding it; the GPU's fills give their last cell
+    only), else the walk's last cell."""
+    last, target = plan.last(rec.shape), rec.target
+    if callable(target):
+        return last, (whole_table_note(rec, last),)
+    if target is None or target == last:
+        return last, ()
+    if backend == "cuda":
+        return last, (f"the recurrence's answer M{target} is not the walk's last cell M{last}, "
+                      "the only one the GPU score keeps, so the value is not the answer; the "
+                      "cpu backend's score, or a fill of the whole table, finds it",)
+    i, j = target
+    return (i, j), (f"the walk stopped after the recurrence's answer M{target}, before its "
+                    f"last cell M{last}",)
 
 
 def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, int] | None,

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sources import CYCLE, LCS
@@ -419,6 +420,61 @@ def test_run_score_solution_asks_for_the_cell_a_target_function_finds(write_rec,
            "does not keep; give the cell (--target) or leave out --score" in err
     assert main(["run", path, "--score", "--solution", "--target", "6,6", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["solution"]["target"] == [6, 6]
+
+
+#: A chain over the upper triangle whose reads are at constant offsets (Left and Down:
+#: SONE), naming the whole chain's cell (0, 5), SONE's last, as its answer.  (Matrix
+#: chain's own reads, ``M[i, k]``, are at no constant offset: a score refuses it.)
+CHAIN = """
+D = np.array([3, 1, 4, 1, 5, 9, 2], dtype=np.int64)
+
+@recurrence(shape=(6, 6), dtype=np.int64, args=(D,), target=(0, 5))
+def chain(M, i, j, D):
+    if j <= i:
+        return 0
+    return min(M[i, j - 1], M[i + 1, j]) + D[i] * D[j + 1]
+"""
+
+
+def _filled(path, capsys):
+    """``depgraph run --json``'s object: the whole table filled, the answer read off it."""
+    assert main(["run", path, "--backend", "python", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("body, answer", [(CHAIN, (0, 5)),
+                                          (LCS.replace("args=(X, Y)", "args=(X, Y), target=(4, 3)"),
+                                           (4, 3))])
+def test_run_score_prints_the_answer_the_recurrence_names(write_rec, capsys, body, answer):
+    # the walk's last cell (the chain's) or a cell the CPU walk stops after (LCS's (4, 3))
+    path = write_rec(body)
+    whole = _filled(path, capsys)
+    assert whole["target"] == list(answer) and whole["answer"] is True
+    assert main(["run", path, "--score", "--backend", "cpu", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert f"score        M{answer} = {whole['value']}  (the recurrence's answer)" in out
+    assert "equals the sequential reference exactly" in out
+    assert main(["run", path, "--score", "--backend", "cpu", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["cell"], d["value"], d["answer"]) == (list(answer), whole["value"], True)
+    stopped = [n for n in d["notes"] if n.startswith("the walk stopped after")]
+    assert stopped == ([] if answer == (0, 5) else
+                       ["the walk stopped after the recurrence's answer M(4, 3), before its "
+                        "last cell M(7, 6)"])
+
+
+def test_run_score_of_smith_waterman_says_its_value_is_not_the_answer(capsys):
+    path = str(Path(__file__).resolve().parent.parent / "examples" / "smith_waterman.py")
+    note = ("the answer of 'smith_waterman' is the cell best_cell finds in the whole filled "
+            "table, which a score does not keep: M(12, 12) is the walk's last cell, not the "
+            "answer; a fill of the whole table (not a score) finds it")
+    assert main(["run", path, "--size", "12", "--score", "--backend", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "score        M(12, 12) = " in out and "(the last cell of NOSE)" in out
+    assert "the recurrence's answer" not in out and f"why          {note}" in out
+    assert main(["run", path, "--size", "12", "--score", "--backend", "cpu", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["cell"], d["answer"], d["notes"][-1]) == ([12, 12], False, note)
 
 
 def test_run_target_outside_the_table_exits_2_before_filling(write_rec, capsys):

@@ -58,7 +58,9 @@ def _same(rec, target=None, block_rows=None):
     assert (s.target, s.cells, s.edges, s.undecided) == (want.target, want.cells, want.edges,
                                                          want.undecided)
     assert s.value == pytest.approx(want.value, rel=1e-12)
-    assert got.value == pytest.approx(table[-1, -1], rel=1e-12)
+    # the score: the solution's target where it is the recurrence's answer, else the last cell
+    assert got.cell == (s.target if got.answer else (rec.shape[0] - 1, rec.shape[1] - 1))
+    assert got.value == pytest.approx(table[got.cell], rel=1e-12)
     return got.recovery
 
 
@@ -159,9 +161,13 @@ def _with(rec, **kwargs):
                       **kwargs)(rec.func)
 
 
-def test_a_target_cell_is_the_default():
+def test_a_target_cell_is_the_default_and_its_value_the_score():
     rec = _with(make_lcs("ACGTTAGC", "AGTCA"), target=(5, 3))
     assert _same(rec, block_rows=2).solution.target == (5, 3)
+    res = score(rec, solution=True, block_rows=2)
+    assert (res.cell, res.answer, res.to_json()["answer"]) == ((5, 3), True, True)
+    other = score(rec, solution=(2, 2))  # a solution from elsewhere: the last cell's score
+    assert (other.cell, other.answer) == ((8, 5), False)
 
 
 def test_a_target_function_needs_the_whole_table():
@@ -170,7 +176,10 @@ def test_a_target_function_needs_the_whole_table():
                        r"whole filled table, which the score does not keep; give the cell "
                        r"\(target=\.\.\.\) or leave out score=True"):
         score(rec, solution=True)
-    assert score(rec, solution=(2, 2)).recovery.solution.target == (2, 2)
+    res = score(rec, solution=(2, 2))
+    assert res.recovery.solution.target == (2, 2) and (res.cell, res.answer) == ((4, 3), False)
+    assert res.notes[-1].startswith("the answer of 'lcs' is the cell <lambda> finds in the whole "
+                                    "filled table, which a score does not keep: M(4, 3) is")
 
 
 def test_a_recovery_function_is_followed_through_the_checkpoints():

@@ -275,3 +275,68 @@ def test_gpu_score_of_the_nearest_reads_takes_strips_that_store_no_cell(code, wr
     assert ("register strips of 256 rows (8x4 cells a lane, int32 arithmetic, proven exact for "
             "values 0..1000002) in one launch, no cell stored: "
             "1 strip's last row kept") in res.notes
+
+
+def named(body, target):
+    """``body``'s recurrence, naming ``target`` (source: a cell, or a function's name) as
+    its answer."""
+    return body.replace("@recurrence(", f"@recurrence(target={target}, ")
+
+
+def walk_body(code, shape):
+    """A recurrence ``code``'s walk takes: reads in its frame, or along its lines."""
+    return neighbour_reads(code, shape, far=True) if code in DIAGONAL_FLIPS else \
+        line_reads(code, shape)
+
+
+@pytest.mark.parametrize("code", sorted(DIAGONAL_FLIPS) + sorted(LINES))
+@pytest.mark.parametrize("backend, split", [("cpu", False), ("cpu", True), ("python", False)])
+def test_a_score_stops_after_the_answer_the_recurrence_names(code, backend, split, write_rec,
+                                                             monkeypatch):
+    # each cell of the walk's frame order, first, inside and next to last, against a full fill
+    shape = (7, 9)
+    reference = make_plan(load(write_rec(walk_body(code, shape)))).reference
+    monkeypatch.setattr(cpu_score, "PARALLEL_CELLS", 0 if split else 1 << 62)
+    last = score_plan(load(write_rec(walk_body(code, shape)))).last(shape)
+    for target in [(6 - last[0], 8 - last[1]), (3, 2), (last[0], 8 - last[1])]:
+        res = score(load(write_rec(named(walk_body(code, shape), target))), backend)
+        assert (res.cell, res.value, res.answer) == (target, reference[target], True)
+        assert f"the walk stopped after the recurrence's answer M{target}, before its last " \
+               f"cell M{last}" in res.notes
+        # the last line filled is the answer's: the cell and the line match the reference
+        assert "the sequential reference" in verify_score(res, reference)
+
+
+def test_a_score_whose_last_cell_is_the_answer_says_so(write_rec):
+    rec = load(write_rec(named(walk_body("SONE", (5, 6)), (0, 5))))
+    res = score(rec, "cpu")
+    assert (res.cell, res.answer) == ((0, 5), True) and res.to_json()["answer"] is True
+    assert not any("the walk stopped" in n for n in res.notes)
+    plain = score(load(write_rec(walk_body("SONE", (5, 6)))), "cpu")
+    assert (plain.cell, plain.answer) == ((0, 5), False)
+
+
+def test_a_gpu_score_says_its_value_is_not_the_answer_it_cannot_keep(write_rec):
+    rec = load(write_rec(named(walk_body("NOSE", (7, 9)), (3, 2))))
+    res = score(rec, "cuda")
+    assert (res.cell, res.answer) == ((6, 8), False)
+    assert res.value == make_plan(rec).reference[6, 8]
+    assert ("the recurrence's answer M(3, 2) is not the walk's last cell M(6, 8), the only one "
+            "the GPU score keeps, so the value is not the answer; the cpu backend's score, or "
+            "a fill of the whole table, finds it") in res.notes
+
+
+@pytest.mark.parametrize("backend", ["cpu", "python"])
+def test_a_score_of_an_answer_found_in_the_whole_table_is_the_last_cell_said_not_to_be_it(
+        backend, write_rec):
+    best = """
+def best(M):
+    return np.unravel_index(np.argmax(M), M.shape)
+"""
+    rec = load(write_rec(best + named(walk_body("NOSE", (7, 9)), "best")))
+    res = score(rec, backend)
+    assert (res.cell, res.answer) == ((6, 8), False)
+    assert res.notes[-1] == (
+        "the answer of 'rec' is the cell best finds in the whole filled table, which a score "
+        "does not keep: M(6, 8) is the walk's last cell, not the answer; a fill of the whole "
+        "table (not a score) finds it")

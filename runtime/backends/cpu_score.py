@@ -1,5 +1,6 @@
-"""Score-only fills on the CPU: the last cell of a walk, keeping only the cells still to
-be read (:mod:`runtime.backends.walk`), every read of ``M`` checked.
+"""Score-only fills on the CPU: the value of a cell of a walk (its last, or one the walk
+stops after), keeping only the cells still to be read (:mod:`runtime.backends.walk`),
+every read of ``M`` checked.
 
 - ``ring``: a walk by rows (columns) keeps the last ``K`` slices; the cells of a slice
   split among threads, a barrier between slices (one chunk for a diagonal pattern's rows,
@@ -143,14 +144,17 @@ def kept_buffer(rec: Recurrence, plan: ScorePlan, shape: tuple[int, int],
 
 
 def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, int] | None,
-              progress: Callable[[int], None] | None, notes: list[str]) -> ScoreResult:
-    """The CPU score: on every core that a barrier can hold
+              progress: Callable[[int], None] | None, notes: list[str],
+              cell: tuple[int, int]) -> ScoreResult:
+    """The CPU score of ``cell``: the walk stops after the slice (anti-diagonal) holding
+    it, on every core that a barrier can hold
     (:func:`runtime.backends.cpu.barrier_threads`) when slices are long enough, else on
     one core; in steps of about 1% of the walk, each a compiled call, for progress and
     the checks (reads, and values within ``bounds``:
     :func:`runtime.backends.walk.value_bounds`)."""
     n, m = rec.shape
-    outer, inner = (n, m) if plan.axis == 0 else (m, n)
+    u, v = plan.position(cell, rec.shape)
+    inner = m if plan.axis == 0 else n
     slices = ("rows", "columns")[plan.axis]
     threads = cpu.barrier_threads()
     window = plan.gpu  # a diagonal pattern: anti-diagonals, the cells of each independent
@@ -162,11 +166,11 @@ def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, i
     if window:  # the window kernel walks whole diagonals; the ring's slices take a length
         W = plan.diagonals
         B = kept_buffer(rec, plan, (W, n), f"{W} anti-diagonals of up to {n:,} cells")
-        kern, steps, length = _window_kernel(rec, ir, plan, bounds), n + m - 1, ()
+        kern, steps, length = _window_kernel(rec, ir, plan, bounds), u + v + 1, ()
         notes += [f"the last {W} anti-diagonals kept", across]
     else:
         kern, B = ring_kernel(rec, ir, plan, chunks > 1, bounds), ring_buffer(rec, plan)
-        steps, length = outer, (inner,)
+        steps, length = (u, v)[plan.axis] + 1, (inner,)
         notes += [f"the last {plan.keep} {slices} kept", across]
     ck, bar = checks(chunks, rec.shape), np.zeros(1, dtype=np.int64)
     step = max(1, steps // 100)
@@ -178,11 +182,10 @@ def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, i
         raise_found(ck, rec)
         if progress:
             progress(_cells_before(s1, n, m) if window else s1 * inner)
-    last = plan.last(rec.shape)
     if window:
-        return ScoreResult(B[(n + m - 2) % B.shape[0], n - 1], last, plan.pattern, "cpu",
-                           B.size, run_s, compile_s, notes=tuple(notes))
-    return ring_result(plan, B, last, "cpu", run_s, compile_s, notes)
+        return ScoreResult(B[(u + v) % B.shape[0], u], cell, plan.pattern, "cpu", B.size,
+                           run_s, compile_s, notes=tuple(notes))
+    return ring_result(plan, B, cell, "cpu", run_s, compile_s, notes)
 
 
 def _cells_before(s: int, n: int, m: int) -> int:

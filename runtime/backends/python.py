@@ -103,15 +103,29 @@ class _Ring:
         return value.item() if self.exact else value
 
 
-def python_score(rec: Recurrence, plan: ScorePlan,
-                 progress: Callable[[int], None] | None) -> tuple[np.ndarray, float]:
-    """The score-only walk of ``plan`` by rows (columns) in plain Python: the ring of its
-    last ``plan.keep`` slices, and the seconds it took."""
+def python_score(rec: Recurrence, plan: ScorePlan, progress: Callable[[int], None] | None,
+                 cell: tuple[int, int]) -> tuple[np.ndarray, float]:
+    """The score-only walk of ``plan`` by rows (columns) in plain Python, up to the slice
+    holding ``cell``: the ring of its last ``plan.keep`` slices, and the seconds it took.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> from runtime.backends.walk import ScorePlan
+    >>> @recurrence(shape=(4, 3), dtype=np.int64)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> rows = ScorePlan("RUD", 0, (False, False), 2, 0, 0, False)
+    >>> ring, _ = python_score(paths, rows, None, (1, 2))
+    >>> ring.tolist()  # rows 0 and 1, the walk stopped after row 1
+    [[1, 1, 1], [1, 2, 3]]
+    """
     n, m = rec.shape
     ring = _Ring(rec, plan)
     rows = range(n - 1, -1, -1) if plan.flips[0] else range(n)
     cols = range(m - 1, -1, -1) if plan.flips[1] else range(m)
     outer, inner = (rows, cols) if plan.axis == 0 else (cols, rows)
+    outer = outer[:plan.position(cell, rec.shape)[plan.axis] + 1]
     t0 = time.perf_counter()
     for done, x in enumerate(outer, 1):
         for y in inner:

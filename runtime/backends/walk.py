@@ -1,11 +1,12 @@
 """A score-only fill's walk: how it goes and what it keeps of the table (:class:`ScorePlan`),
-what it found (:class:`ScoreResult`), the slot of a cell in a ring of the last rows
-(columns), and the checked read of a ring or a window of anti-diagonals.
+what it found (:class:`ScoreResult`, and :func:`whole_table_note` where the answer is not
+there to find), the slot of a cell in a ring of the last rows (columns), and the checked
+read of a ring or a window of anti-diagonals.
 
-A score-only fill (:func:`runtime.score_only.score`) keeps only the cells still to be read: the
-last ``K`` rows (columns) of a walk by rows (columns), slice ``t`` in slot ``t % K``, or
-the last ``W`` anti-diagonals of a diagonal walk.  Its reads of ``M`` are rewritten into
-reads of that buffer, checked against the table's shape (kept in ``ck[0:2]``); the first
+A score-only fill (:func:`runtime.score_only.score`) keeps only the cells still to be
+read: the last ``K`` rows (columns) of a walk by rows (columns), slice ``t`` in slot
+``t % K``, or the last ``W`` anti-diagonals of a diagonal walk.  Its reads of ``M`` are
+rewritten into reads of that buffer, checked against the table's shape (kept in ``ck[0:2]``); the first
 out-of-bounds read is recorded in ``ck[2:7]`` as (flag, cell, read).  No full table is
 ever filled to check the values against, so a cell's value is checked as it is stored
 where it may not fit the table's dtype (:func:`value_bounds`), the first that does not
@@ -35,9 +36,9 @@ from depgraph.model import Recurrence
 from patterns import BY_CODE, last_cell
 from runtime.backends.emit import Emitter
 
-__all__ = ["ScorePlan", "BlockPlan", "Recovery", "ScoreResult", "slot", "ring_slot", "checked_read_source",
-           "ring_result", "CHECK_SLOTS", "checks", "value_bounds", "emit_store",
-           "raise_found"]
+__all__ = ["ScorePlan", "BlockPlan", "Recovery", "ScoreResult", "whole_table_note", "slot",
+           "ring_slot", "checked_read_source", "ring_result", "CHECK_SLOTS", "checks",
+           "value_bounds", "emit_store", "raise_found"]
 
 #: Slots of a walk's ``ck`` (a row per CPU thread, one on the GPU): the table's shape,
 #: the first out-of-bounds read (flag, cell, read), the first value outside the table's
@@ -69,6 +70,21 @@ class ScorePlan:
     def last(self, shape: tuple[int, ...]) -> tuple[int, int]:
         """The cell the walk fills last."""
         return last_cell(self.flips, shape)
+
+    def position(self, cell: Sequence[int], shape: tuple[int, ...]) -> tuple[int, int]:
+        """Where the walk comes to ``cell``: its row and column counted in the walk's
+        directions (from the far side of a side ``flips`` runs backwards), so a walk by
+        rows (columns) fills it in slice ``position[axis]`` and a diagonal walk on
+        anti-diagonal ``sum(position)`` of its NOSE frame.
+
+        Examples
+        --------
+        >>> sone = ScorePlan("SONE", 0, (True, False), 2, 1, 1, True)
+        >>> sone.position((0, 4), (3, 5)), sone.position((2, 0), (3, 5))
+        ((2, 4), (0, 0))
+        """
+        i, j = (n - 1 - c if flip else c for c, n, flip in zip(cell, shape, self.flips))
+        return i, j
 
 
 @dataclass(frozen=True)
@@ -138,12 +154,16 @@ class Recovery:
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """A score-only fill: the value of ``cell``, the last cell ``pattern`` fills, and for
-    a walk by rows (columns) ``line``, the whole last row (column) filled.
+    """A score-only fill: the value of ``cell``, the last cell ``pattern``'s walk fills
+    (or the cell the recurrence names as its answer, where the walk reaches it:
+    ``answer``), and for a walk by rows (columns) ``line``, the whole last row (column)
+    filled.
 
     ``kept`` is the number of cells the fill held at once; times in seconds (``check_s``:
     the CPU check of the edge cells before a GPU fill); ``recovery``: the solution, when
-    the score recovered it (:class:`Recovery`).
+    the score recovered it (:class:`Recovery`); ``answer``: whether ``cell`` is the cell
+    the recurrence names as its answer (``target=`` of
+    :func:`depgraph.model.recurrence`).
     """
 
     value: Any
@@ -158,6 +178,7 @@ class ScoreResult:
     notes: tuple[str, ...] = field(default=())
     line: np.ndarray | None = None
     recovery: Recovery | None = None
+    answer: bool = False
 
     @property
     def line_kind(self) -> str | None:
@@ -183,13 +204,34 @@ class ScoreResult:
 
     def to_json(self) -> dict[str, Any]:
         value = self.value.item() if isinstance(self.value, np.generic) else self.value
-        return {"value": value, "cell": list(self.cell), "pattern": self.pattern,
-                "backend": self.backend, "kept_cells": self.kept,
+        return {"value": value, "cell": list(self.cell), "answer": self.answer,
+                "pattern": self.pattern, "backend": self.backend, "kept_cells": self.kept,
                 "compute_s": self.compute_s, "compile_s": self.compile_s,
                 "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes),
                 "line": self.line_name, "line_kind": self.line_kind,
                 "line_cells": None if self.line is None else len(self.line),
                 **(self.recovery.to_json() if self.recovery else {})}
+
+
+def whole_table_note(rec: Recurrence, last: tuple[int, int]) -> str:
+    """What a score says of its value where ``rec``'s answer is a function of the whole
+    filled table (``target=``, as Smith-Waterman's best cell): a score keeps a few slices
+    of the table, so its value is the walk's ``last`` cell's, not the answer.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> def best(M):
+    ...     return np.unravel_index(np.argmax(M), M.shape)
+    >>> @recurrence(shape=(3, 3), dtype=np.int64, target=best)
+    ... def local(M, i, j):
+    ...     return 0 if i == 0 or j == 0 else max(0, M[i - 1, j - 1] + 1)
+    >>> whole_table_note(local, (2, 2))
+    "the answer of 'local' is the cell best finds in the whole filled table, which a score does not keep: M(2, 2) is the walk's last cell, not the answer; a fill of the whole table (not a score) finds it"
+    """
+    return (f"the answer of {rec.name!r} is the cell {rec.answer_function} finds in the whole "
+            f"filled table, which a score does not keep: M{last} is the walk's last cell, not "
+            "the answer; a fill of the whole table (not a score) finds it")
 
 
 def slot(axis: int, i: str, j: str, K: int) -> str:
