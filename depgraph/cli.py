@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("analyze", help="trace the recurrence; DAG, stages, regions, patterns")
     _common(p)
     p.add_argument("--target", type=_cell, metavar="CELL",
-                   help="keep only the solution-generated graph of this cell, e.g. 7,6")
+                   help="keep only the solution-generated graph of this cell, e.g. 7,6 "
+                   "(default: the whole table; the cell the recurrence names as its answer "
+                   "is printed as answer)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_analyze)
 
@@ -525,6 +527,30 @@ def _source_reads(d: dict[str, Any]) -> str:
     return f"reads {', '.join(texts)}, not all at constant offsets{why}; the trace decides"
 
 
+def _answer(d: dict[str, Any]) -> list[str]:
+    """The ``answer`` line of ``depgraph analyze``: the cell the recurrence names as its
+    answer (or the function that finds it in the filled table), none where it names none.
+
+    Examples
+    --------
+    >>> _answer({"answer_cell": [0, 9], "answer_function": None, "target": None})
+    ['answer       cell (0, 9), named by the recurrence (--target 0,9 keeps its solution-generated graph)']
+    >>> _answer({"answer_cell": None, "answer_function": "best", "target": [3, 3]})
+    ['answer       the cell best finds in the whole filled table (not traced whole here)']
+    """
+    cell, finder = d["answer_cell"], d["answer_function"]
+    if cell is None and finder is None:
+        return []
+    if finder is None:
+        graph = ("its solution-generated graph above" if d["target"] == cell else
+                 f"--target {','.join(map(str, cell))} keeps its solution-generated graph")
+        return [f"answer       cell {tuple(cell)}, named by the recurrence ({graph})"]
+    if cell is None:
+        return [f"answer       the cell {finder} finds in the whole filled table (not traced "
+                "whole here)"]
+    return [f"answer       cell {tuple(cell)}, where {finder} finds it in the filled table"]
+
+
 def _format_certified(d: dict[str, Any]) -> str:
     """The readable text of ``depgraph analyze`` answered by a certificate alone
     (:func:`depgraph.certified_analysis`)."""
@@ -532,6 +558,7 @@ def _format_certified(d: dict[str, Any]) -> str:
                else "none: no pattern fits")
     return "\n".join([
         f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",
+        *_answer(d),
         f"cells        {d['cells']:,}, not traced: {d['not_traced']}",
         f"certificate  {d['certificate']['summary']}",
         f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
@@ -568,6 +595,7 @@ def format_analysis(d: dict[str, Any]) -> str:
     if d["target"] is not None:
         lines.append(f"target       {tuple(d['target'])}: solution-generated graph only "
                      f"({d['cells']:,} of {d['table_cells']:,} cells)")
+    lines += _answer(d)
     lines += [
         f"cells        {d['cells']:,}",
         f"edges        {d['edges']:,} direct dependencies",

@@ -477,6 +477,35 @@ def test_run_score_of_smith_waterman_says_its_value_is_not_the_answer(capsys):
     assert (d["cell"], d["answer"], d["notes"][-1]) == ([12, 12], False, note)
 
 
+def test_analyze_says_the_answer_the_recurrence_names_and_keeps_the_whole_table(capsys):
+    path = str(Path(__file__).resolve().parent.parent / "examples" / "matrix_chain.py")
+    assert main(["analyze", path, "--size", "10", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert all(k in d for k in REQUIRED) and d["cells"] == 100 and d["target"] is None
+    assert (d["answer_cell"], d["answer_function"]) == ([0, 9], None)
+    assert main(["analyze", path, "--size", "10"]) == 0
+    assert ("answer       cell (0, 9), named by the recurrence (--target 0,9 keeps its "
+            "solution-generated graph)") in capsys.readouterr().out
+    assert main(["analyze", path, "--size", "10", "--target", "0,9"]) == 0
+    out = capsys.readouterr().out
+    assert "target       (0, 9): solution-generated graph only (55 of 100 cells)" in out
+    assert "answer       cell (0, 9), named by the recurrence (its solution-generated graph " \
+           "above)" in out
+
+
+def test_analyze_says_where_a_target_function_finds_the_answer(write_rec, capsys):
+    assert main(["analyze", write_rec(BEST)]) == 0
+    assert "answer       cell (6, 6), where best finds it in the filled table" in \
+        capsys.readouterr().out
+
+
+def test_render_solution_starts_from_the_answer_the_recurrence_names(write_rec, tmp_path,
+                                                                     capsys):
+    assert main(["render", write_rec(CHAIN), "--view", "solution", "-o",
+                 str(tmp_path / "s.dot")]) == 0
+    assert "the solution: 6 cells from M(0, 5) = " in capsys.readouterr().out
+
+
 def test_run_target_outside_the_table_exits_2_before_filling(write_rec, capsys):
     for target, text in [("9,9", "--target (9, 9): outside the table's shape (8, 7)"),
                          ("1,2,3", "--target (1, 2, 3): 3 indices for a 2-D table")]:

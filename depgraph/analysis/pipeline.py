@@ -2,7 +2,9 @@
 
 The pipeline is trace (plain Python, values and reads) -> CSR graph -> Algorithm 1 ->
 region classification.  Each step is timed apart; the result is a frozen dataclass whose
-``to_json()`` is the object SPEC section 6 names.  It carries the cell IR too
+``to_json()`` is the object SPEC section 6 names, and the recurrence's answer where it
+names one (``target=``; the graph is the whole table's all the same: ``analyze(rec,
+target=...)`` keeps a cell's solution-generated graph only).  It carries the cell IR too
 (:class:`depgraph.frontend.ir.CellIR`): what the source says of the reads, beside what the
 trace saw.
 """
@@ -127,6 +129,7 @@ class Analysis:
             "source_opaque": None if self.ir is None else self.ir.opaque,
             **_schedule_fields(self.schedule),
             **self._certificate(),
+            **_answer_fields(rec, self.table if self.trace.mask is None else None),
         }
 
     def _certificate(self) -> dict[str, Any]:
@@ -139,6 +142,23 @@ class Analysis:
             return {"certificate": {**found.to_json(), "holds_for_this_data": broken is None},
                     "certificate_why": broken}
         return {"certificate": None, "certificate_why": found}
+
+
+def _answer_fields(rec: Recurrence, table: np.ndarray | None) -> dict[str, Any]:
+    """``answer_cell``: the cell ``rec`` names as its answer (``target=``), found in the
+    whole filled ``table`` by its target function (``answer_function``, its name), ``None``
+    where it names none, or a function without ``table``.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> chain = recurrence(shape=(3, 3), target=(0, 2))(lambda M, i, j: 0)
+    >>> _answer_fields(chain, None)
+    {'answer_cell': [0, 2], 'answer_function': None}
+    """
+    found = None if table is None and callable(rec.target) else rec.answer(table)
+    return {"answer_cell": None if found is None else list(found),
+            "answer_function": rec.answer_function}
 
 
 def _schedule_fields(schedule: Schedule | None) -> dict[str, Any]:
@@ -160,7 +180,9 @@ def analyze(
     ----------
     rec : Recurrence
     target : tuple of int, optional
-        Keep only the solution-generated graph of this cell.
+        Keep only the solution-generated graph of this cell (default: the whole table's
+        graph, whatever cell the recurrence names as its answer; ``to_json`` says which,
+        ``answer_cell``).
     progress : callable, optional
         Receives the number of traced cells now and then.
     memory_limit : int, optional
@@ -241,6 +263,7 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
         **_schedule_fields(schedule_of(rec.shape, pattern, ir, None, None)),
         "certificate": {**found.to_json(), "holds_for_this_data": True},
         "certificate_why": None,
+        **_answer_fields(rec, None),
         **{k: None for k in NEEDS_TRACE},
         "needs_trace": list(NEEDS_TRACE),
         "not_traced": why,

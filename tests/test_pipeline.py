@@ -1,0 +1,42 @@
+"""``analyze`` (:mod:`depgraph.analysis.pipeline`): the cell a recurrence names as its
+answer (``target=``) is said beside the whole table's graph, which it leaves as it is."""
+
+import numpy as np
+from lcs import make_lcs
+from matrix_chain import make_matrix_chain
+from smith_waterman import best_cell, make_smith_waterman
+
+from depgraph import analyze, certified_analysis, recurrence
+
+
+def test_the_answer_cell_is_said_and_the_graph_stays_the_whole_tables():
+    chain = make_matrix_chain([8, 3, 7, 4])
+    whole = analyze(chain).to_json()
+    assert (whole["answer_cell"], whole["answer_function"]) == ([0, 2], None)
+    assert whole["target"] is None and whole["cells"] == whole["table_cells"] == 9
+    graph = analyze(chain, target=(0, 2)).to_json()  # the solution-generated graph: asked for
+    assert graph["answer_cell"] == [0, 2] and graph["cells"] == 6
+
+
+def test_a_target_function_finds_the_answer_in_the_traced_table():
+    local = make_smith_waterman("TTACGTAA", "GGACGTCC")
+    a = analyze(local)
+    d = a.to_json()
+    assert d["answer_cell"] == list(best_cell(a.table)) == [6, 6]
+    assert d["answer_function"] == "best_cell"
+    part = analyze(local, target=(3, 3)).to_json()  # not the whole table: not found
+    assert (part["answer_cell"], part["answer_function"]) == (None, "best_cell")
+
+
+def test_a_recurrence_naming_no_answer_has_none():
+    d = analyze(make_lcs("AGCGTAG", "GTCAGA")).to_json()
+    assert (d["answer_cell"], d["answer_function"]) == (None, None)
+
+
+def test_a_certified_analysis_names_the_answer_cell_too():
+    @recurrence(shape=(10**6, 10**6), dtype=np.int64, target=(0, 0))
+    def paths(M, i, j):
+        return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+
+    d = certified_analysis(paths, "too large to trace")
+    assert (d["answer_cell"], d["answer_function"]) == ([0, 0], None)
