@@ -358,11 +358,16 @@ def test_cpu_tiles_fill_every_diagonal_pattern_as_the_reference(code, shape):
         assert not ck[cpu.OOB] and not ck[cpu.MISFIT]
 
 
-def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones():
+def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones(monkeypatch):
     from dataclasses import replace
 
+    from runtime.schedule import choose
     from runtime.schedule.choose import TILE_MAX_CELL_S
     from runtime.schedule.choose import choose_schedule as _choose_schedule
+
+    # two threads, each with a core, however busy the machine running the test is
+    monkeypatch.setattr(choose, "barrier_threads", lambda: 2)
+    monkeypatch.setattr(choose.cpu_model, "busy_cores", lambda: 0)
 
     plan = make_plan(make_stencil(np.array([[-1, 0], [0, -1]]), (256, 256), 1))
     assert plan.pattern == "NOSE" and plan.cell_s > 0
