@@ -5,8 +5,10 @@
 #
 # Each command runs ROUNDS times (default 3) per tree, interleaved, base first: the first
 # on an empty cache (one per tree under $DEPGRAPH_CACHE, emptied here), the others warm.
-# Both trees' sources are compiled to bytecode first, as `pip install` does (an image that
-# sets PYTHONDONTWRITEBYTECODE would otherwise recompile them in every process).  Prints
+# Both trees' sources, and the packages they import (sympy, numba, ...), are compiled to
+# bytecode first, as `pip install` does (an image that ships a package without bytecode
+# and sets PYTHONDONTWRITEBYTECODE would otherwise recompile it in every process: sympy's
+# import took 1.5-3 s so on the GPU machine).  Prints
 # the wall time the shell saw and the phases `--json` gives (the base tree's fill phases
 # when it has no "phases").
 base=$(realpath "${1:?give the base tree}")
@@ -17,6 +19,14 @@ rm -rf "$cache"
 for tree in "$base" "$root"; do
   python3 -m compileall -q -j 0 "$tree/depgraph" "$tree/runtime" "$tree/patterns" > /dev/null
 done
+packages=$(python3 -c "
+import importlib, os
+for name in ('sympy', 'mpmath', 'numpy', 'numba', 'numba_cuda', 'llvmlite', 'cuda.core'):
+    try:
+        print(os.path.dirname(importlib.import_module(name).__file__))
+    except ImportError:
+        pass")
+python3 -m compileall -q -j 0 $packages > /dev/null 2>&1 || echo "(some packages' bytecode not written)"
 one() {  # tree label args...
   tree=$1; label=$2; shift 2
   cd "$tree" || exit 1
