@@ -1,0 +1,150 @@
+"""Prove the reads a :class:`~depgraph.analysis.symbolic.Walk` collected in bounds, and find
+their regions, for every shape at once: a :class:`~depgraph.analysis.proof.Certificate`.
+
+sympy's exact simplex (:func:`sympy.solvers.simplex.linprog`) gives, under a path's
+premises and ``0 <= i < n``, ``0 <= j < m``, each index's least and greatest value (in
+bounds: ``0 <= index <= extent - 1``) and each offset's (its sign, so the region).
+
+Assumptions: 2-D tables; the premises and indices are linear forms in integer symbols; a
+floor on the arguments' elements that index ``M`` (``min(w) >= floor``) and the size facts
+given are taken as premises, and become the certificate's requirements.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
+from depgraph.analysis.symbolic import Walk
+from patterns import matching, region_of
+
+__all__ = ["Prover", "prove"]
+
+
+class Prover:
+    """Least values of linear forms under premises, by sympy's exact simplex."""
+
+    def __init__(self, walk: Walk, floor: int | None, facts: tuple = ()) -> None:
+        sp = walk.sympy
+        self.sp, self.walk = sp, walk
+        i = [walk.index[x] for x in walk.ir.index]
+        self.domain = [("ge", x) for x in i] + [("ge", n - 1 - x) for x, n in zip(i, walk.extent)] \
+            + [("ge", n - 1) for n in walk.extent] \
+            + ([("ge", sym - floor) for sym in walk.indexing()] if floor is not None else []) \
+            + [atom for atoms, _ in facts for atom in atoms]
+        self.domain_forms = {e for _, e in self.domain}
+        self.nonneg = set(i) | set(walk.extent)
+        self.coefficients: dict[Any, dict[Any, Any]] = {}
+        self.memo: dict[Any, Any] = {}
+        self.known: dict[tuple, list[Any]] = {}
+
+    def least(self, form: Any, premises: tuple) -> Any:
+        """The least value of ``form``; ``None`` when unbounded, ``"never"`` when the
+        premises cannot hold together (the path is never taken)."""
+        from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, linprog
+
+        key = (form, premises)
+        if key in self.memo:
+            return self.memo[key]
+        ge = self._inequalities(premises)
+        symbols = sorted(set().union(form.free_symbols, *(e.free_symbols for e in ge)), key=str)
+        # linprog's variables are >= 0: the indices and extents are; any other is x+ - x-
+        columns = [(s, 1) for s in symbols] + [(s, -1) for s in symbols if s not in self.nonneg]
+        rows = [self._coefficients(e) for e in ge]
+        A = self.sp.Matrix([[-row.get(s, 0) * sign for s, sign in columns] for row in rows]) \
+            if ge else self.sp.zeros(0, len(columns))
+        b = self.sp.Matrix([row.get(1, 0) for row in rows]) if ge else self.sp.zeros(0, 1)
+        objective = self._coefficients(form)
+        c = self.sp.Matrix([[objective.get(s, 0) * sign for s, sign in columns]])
+        try:
+            value, _ = linprog(c, A, b) if columns else (self.sp.Integer(0), None)
+            result = value + objective.get(1, 0)
+        except UnboundedLPError:
+            result = None
+        except InfeasibleLPError:
+            result = "never"
+        self.memo[key] = result
+        return result
+
+    def _coefficients(self, form: Any) -> dict[Any, Any]:
+        """``form``'s coefficient of each symbol, and its constant under ``1``."""
+        if form not in self.coefficients:
+            self.coefficients[form] = dict(self.sp.expand(form).as_coefficients_dict())
+        return self.coefficients[form]
+
+    def _inequalities(self, premises: tuple) -> list[Any]:
+        """The forms ``e >= 0`` the domain and ``premises`` give: each ``e != 0`` with
+        ``e >= 0`` known becomes ``e >= 1`` on integers (``e <= 0`` known, ``e <= -1``)."""
+        if premises in self.known:
+            return self.known[premises]
+        ge = [e for kind, e in self.domain + list(premises) if kind == "ge"]
+        plain = tuple(("ge", g) for g in ge if g not in self.domain_forms)
+        self.known[premises] = ge  # while strengthening: the plain inequalities
+        for e in (e for kind, e in premises if kind == "ne"):
+            if _at_least(self.least(e, plain), 0):
+                ge.append(e - 1)
+            elif _at_least(self.least(-e, plain), 0):
+                ge.append(-e - 1)
+        return ge
+
+    def interval(self, form: Any, premises: tuple) -> tuple[Any, Any] | None:
+        """``(least, greatest)`` of ``form`` (either ``None`` when unbounded), or ``None``
+        when the premises never hold."""
+        lo, neg = self.least(form, premises), self.least(-form, premises)
+        if lo == "never" or neg == "never":
+            return None
+        return lo, None if neg is None else -neg
+
+
+def _at_least(value: Any, bound: int) -> bool:
+    """Whether a least value (``None`` unbounded, ``"never"`` infeasible) is ``>= bound``."""
+    return value is not None and value != "never" and value >= bound
+
+
+def _signs(lo: Any, hi: Any) -> list[int]:
+    """The signs an integer in ``[lo, hi]`` may have (``None``: unbounded)."""
+    return [s for s in (-1, 0, 1)
+            if (s == -1 and (lo is None or lo < 0)) or (s == 1 and (hi is None or hi > 0))
+            or (s == 0 and (lo is None or lo <= 0) and (hi is None or hi >= 0))]
+
+
+def prove(walk: Walk, floor: int | None, facts: tuple = ()) -> Certificate | str:
+    """The certificate of the reads ``walk`` collected, assuming every element of the
+    arguments that index ``M`` is at least ``floor`` (``None``: nothing assumed) and the
+    size ``facts`` (premises and the requirement each becomes); or why there is none."""
+    prover = Prover(walk, floor, facts)
+    proven: dict[tuple[str, int], tuple[tuple[str, ...], set[str]]] = {}
+    for read in walk.reads:
+        signs = []
+        for axis, e in enumerate(read.index):
+            own = walk.index[walk.ir.index[axis]]
+            span = prover.interval(e, read.premises)
+            top = "never" if span is None else prover.least(walk.extent[axis] - 1 - e,
+                                                            read.premises)
+            if span is None or top == "never":
+                break  # a path never taken (with the extents' facts, say)
+            lo, hi = span
+            if lo is None or lo < 0 or top is None or top < 0:
+                return f"the read {read.text} (line {read.line}) may leave the table"
+            offset = prover.interval(e - own, read.premises)
+            assert offset is not None
+            signs.append(_signs(*offset))
+        else:
+            regions = {region_of(a, b) for a, b in product(*signs)}
+            if "Self" in regions:
+                return f"the read {read.text} (line {read.line}) may be of the cell itself"
+            offsets = tuple(str((e - walk.index[x]).subs(walk.display))
+                            for e, x in zip(read.index, walk.ir.index))
+            key = (read.text, read.line)
+            old = proven.get(key, (offsets, set()))
+            proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
+                           old[1] | regions)
+    regions = tuple(sorted(set().union(*(r for _, r in proven.values())))) if proven else ()
+    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) if floor is not None else []
+    reads = tuple(ProvenRead(text, line, offs, tuple(sorted(regs)))
+                  for (text, line), (offs, regs) in sorted(proven.items(), key=lambda kv: kv[0][1]))
+    return Certificate(reads, regions, matching(regions),
+                       tuple(Requirement(f"min({a})", ">=", str(floor)) for a in arrays)
+                       + tuple(req for _, req in facts))
+

@@ -1,0 +1,348 @@
+"""Walk every path through a 2-D cell function's body, symbolically, collecting each read
+of ``M`` with the premises of its path (:class:`Walk`), for :mod:`depgraph.analysis.certify`
+to prove in bounds:
+
+- an index expression is a linear form (a sympy expression) in the cell's indices ``i, j``,
+  the table's extents ``n, m`` (``M.shape[k]``), loop variables, integer constants, and
+  opaque symbols for what the source does not fix (an argument's element ``w[i - 1]``, a
+  scalar argument, ``len(X)``);
+- a path's premises are the branch tests that lead to the read (an ``if`` that returned
+  before it, negated; ``a if t else b``; ``x and y``; a ``for k in range(lo, hi)`` gives
+  ``lo <= k <= hi - 1``), as linear inequalities; a test that is not linear is dropped
+  (a weaker premise, so still sound).
+
+Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
+reads are seen in its source; integer index arithmetic.  What the walk does not model (a
+``while`` loop, a comprehension, a nested function, a read inside an index, too many
+paths) raises :class:`GiveUp`.  A value the walk cannot follow (a name a loop's body
+assigns, after the loop) is ``None``: unknown, so nothing is proven from it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from depgraph.analysis.proof import Requirement, side_value
+from depgraph.frontend.ir import CellIR
+from depgraph.frontend.source import function_namespace
+
+__all__ = ["MAX_PATHS", "GiveUp", "PathRead", "Walk"]
+
+#: Paths through the body beyond which the walk gives up (the branches multiply).
+MAX_PATHS = 256
+
+
+class GiveUp(Exception):
+    """The walk met something it does not model: no certificate."""
+
+
+@dataclass(frozen=True)
+class PathRead:
+    """A read of ``M`` on one path: its source text and line, its index (a linear form per
+    axis) and the premises of its path."""
+
+    text: str
+    line: int
+    index: tuple[Any, ...]
+    premises: tuple[tuple[str, Any], ...]
+
+
+class Walk:
+    """Every path through a cell function's body, collecting each read of ``M`` with the
+    premises of its path (module docstring)."""
+
+    def __init__(self, ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+        import sympy  # the prover's own dependency: only for a cell not proven before
+
+        self.sympy = sympy
+        self.ir, self.shape = ir, shape
+        self.index = {x: sympy.Symbol(x, integer=True) for x in ir.index}
+        self.extent = [sympy.Symbol(f"_n{k}", integer=True) for k in range(ir.ndim)]
+        self.params = dict(zip(ir.params, args))
+        self.namespace = function_namespace(ir.func)
+        self.opaque: dict[str, Any] = {}  # source text -> its symbol
+        self.loads: dict[Any, str] = {}  # an element's symbol -> its array
+        self.integral: set[Any] = set(self.index.values()) | set(self.extent)
+        self.display: dict[Any, Any] = {n: sympy.Symbol(f"{ir.table}.shape[{k}]")
+                                         for k, n in enumerate(self.extent)}
+        self.reads: list[PathRead] = []
+        self.paths = 0
+        self.loops = 0
+
+    def facts(self) -> list[tuple[tuple[tuple[str, Any], ...], Requirement]]:
+        """What this instance's sizes say that the source does not: a square table, an
+        argument's extent or a scalar argument equal to a table extent plus up to 2; each
+        as premises and the requirement that a later instance checks."""
+        n, table = self.extent, self.ir.table
+        out = []
+        if self.shape[0] == self.shape[1]:
+            out.append(((("ge", n[0] - n[1]), ("ge", n[1] - n[0])),
+                        Requirement(f"{table}.shape[0]", "==", f"{table}.shape[1]")))
+        names = dict(self.params)
+        for text, sym in self.opaque.items():
+            if sym in self.loads or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
+                continue
+            try:
+                value = side_value(text, table, names, self.shape)
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue
+            for axis, size in enumerate(self.shape):
+                shift = value - size
+                if abs(shift) <= 2:
+                    bound = f"{table}.shape[{axis}]" + (
+                        f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
+                    out.append(((("ge", sym - n[axis] - shift), ("ge", n[axis] + shift - sym)),
+                                Requirement(text, "==", bound)))
+                    break
+        return out
+
+    def indexing(self) -> list[Any]:
+        """The symbols of arguments' elements that the reads' indices hold."""
+        return sorted({s for r in self.reads for e in r.index for s in e.free_symbols
+                       if s in self.loads}, key=str)
+
+    def _symbol(self, text: str, integral: bool, array: str | None = None) -> Any:
+        if text not in self.opaque:
+            sym = self.sympy.Symbol(f"_o{len(self.opaque)}", integer=integral)
+            self.opaque[text] = sym
+            self.display[sym] = self.sympy.Symbol(text)
+            if integral:
+                self.integral.add(sym)
+            if array is not None:
+                self.loads[sym] = array
+        return self.opaque[text]
+
+    def linear(self, node: ast.expr, env: dict[str, Any]) -> Any | None:
+        """``node`` as a linear form, or ``None`` when it is not one."""
+        sp = self.sympy
+        if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
+            return sp.Integer(int(node.value))
+        if isinstance(node, ast.Name):
+            return self._name(node.id, env)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.linear(node.operand, env)
+            return None if inner is None else -inner
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = self.linear(node.left, env), self.linear(node.right, env)
+            if a is None or b is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            return a * b if a.is_number or b.is_number else None
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node, env)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "len" and len(node.args) == 1:
+            return self._symbol(ast.unparse(node), True)
+        return None
+
+    def _name(self, name: str, env: dict[str, Any]) -> Any | None:
+        if name in env:
+            return env[name]
+        if name in self.index:
+            return self.index[name]
+        if name in self.params:
+            value = self.params[name]
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                return self._symbol(name, True)
+            return None
+        value = self.namespace.get(name)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return self.sympy.Integer(int(value))
+        return None
+
+    def _subscript(self, node: ast.Subscript, env: dict[str, Any]) -> Any | None:
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "shape" \
+                and isinstance(base.value, ast.Name) and isinstance(node.slice, ast.Constant):
+            axis = node.slice.value
+            if base.value.id == self.ir.table and isinstance(axis, int) and 0 <= axis < self.ir.ndim:
+                return self.extent[axis]
+            return self._symbol(ast.unparse(node), True)
+        if isinstance(base, ast.Name) and base.id in self.params and base.id not in env:
+            data = self.params[base.id]
+            if isinstance(data, np.ndarray) and data.dtype.kind in "iub":
+                return self._symbol(ast.unparse(node), True, base.id)
+        return None
+
+    def conditions(self, node: ast.expr, env: dict[str, Any],
+                   holds: bool) -> list[list[tuple[str, Any]]]:
+        """``node`` being ``holds``, as alternatives (a disjunction) of conjunctions of
+        atoms ``("ge", e)`` (``e >= 0``) and ``("ne", e)`` (``e != 0``); what is not
+        linear is dropped (``[[]]``: no premise)."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self.conditions(node.operand, env, not holds)
+        if isinstance(node, ast.BoolOp):
+            parts = [self.conditions(v, env, holds) for v in node.values]
+            if isinstance(node.op, ast.And) == holds:  # a conjunction
+                out: list[list[tuple[str, Any]]] = [[]]
+                for alternatives in parts:
+                    out = [a + b for a in out for b in alternatives]
+                    if len(out) > 16:
+                        return [[]]
+                return out
+            return [a for alternatives in parts for a in alternatives]
+        if isinstance(node, ast.Compare):
+            out = [[]]
+            left = node.left
+            for op, right in zip(node.ops, node.comparators):
+                atoms = self._compare(left, op, right, env, holds)
+                if len(node.ops) > 1 and not holds:
+                    return [[]]  # a negated chain is a disjunction of its parts
+                out = [a + b for a in out for b in atoms]
+                left = right
+            return out
+        return [[]]
+
+    def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr, env: dict[str, Any],
+                 holds: bool) -> list[list[tuple[str, Any]]]:
+        a, b = self.linear(left, env), self.linear(right, env)
+        if a is None or b is None:
+            return [[]]
+        step = 1 if (a - b).free_symbols <= self.integral else 0  # strict: > on integers
+        flips = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt,
+                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+        kind = type(op) if holds else flips.get(type(op))
+        if kind is ast.Lt:
+            return [[("ge", b - a - step)]]
+        if kind is ast.LtE:
+            return [[("ge", b - a)]]
+        if kind is ast.Gt:
+            return [[("ge", a - b - step)]]
+        if kind is ast.GtE:
+            return [[("ge", a - b)]]
+        if kind is ast.Eq:
+            return [[("ge", a - b), ("ge", b - a)]]
+        if kind is ast.NotEq:
+            return [[("ne", a - b)]] if step else [[]]
+        return [[]]
+
+    def expression(self, node: ast.expr, env: dict[str, Any], premises: tuple) -> None:
+        """Collect the reads of ``M`` in ``node`` under ``premises``, with the extra
+        premises of conditional expressions and ``and``/``or``."""
+        if isinstance(node, ast.IfExp):
+            self.expression(node.test, env, premises)
+            for holds, branch in ((True, node.body), (False, node.orelse)):
+                for alt in self.conditions(node.test, env, holds):
+                    self.expression(branch, env, premises + tuple(alt))
+            return
+        if isinstance(node, ast.BoolOp):
+            before: list[list[tuple[str, Any]]] = [[]]
+            for value in node.values:
+                for alt in before:
+                    self.expression(value, env, premises + tuple(alt))
+                step = self.conditions(value, env, isinstance(node.op, ast.And))
+                before = [a + b for a in before for b in step]
+                if len(before) > 16:
+                    before = [[]]
+            return
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp, ast.NamedExpr)):
+            if any(isinstance(n, ast.Name) and n.id == self.ir.table for n in ast.walk(node)):
+                raise GiveUp(f"a read of M inside {type(node).__name__} (line {node.lineno})")
+            return
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
+                and node.value.id == self.ir.table:
+            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            index = tuple(self.linear(e, env) for e in elements)
+            if len(index) != self.ir.ndim or any(e is None for e in index):
+                raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is not at "
+                              "a linear index")
+            self.reads.append(PathRead(ast.unparse(node), node.lineno, index, premises))
+            for e in elements:
+                self.expression(e, env, premises)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expression(child, env, premises)
+
+    def block(self, stmts: list[ast.stmt], env: dict[str, Any], premises: tuple) -> None:
+        """Walk ``stmts`` on one path, forking at each ``if``."""
+        self.paths += 1
+        if self.paths > MAX_PATHS:
+            raise GiveUp(f"more than {MAX_PATHS} paths through the body")
+        for k, s in enumerate(stmts):
+            rest = stmts[k + 1:]
+            if isinstance(s, ast.Return):
+                if s.value is not None:
+                    self.expression(s.value, env, premises)
+                return
+            if isinstance(s, (ast.Raise, ast.Break, ast.Continue)):
+                return
+            if isinstance(s, ast.If):
+                self.expression(s.test, env, premises)
+                for holds, branch in ((True, s.body), (False, s.orelse)):
+                    for alt in self.conditions(s.test, env, holds):
+                        self.block(branch + rest, dict(env), premises + tuple(alt))
+                return
+            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                if s.value is not None:
+                    self.expression(s.value, env, premises)
+                self._assign(s, env)
+            elif isinstance(s, ast.Expr):
+                self.expression(s.value, env, premises)
+            elif isinstance(s, ast.For):
+                self._loop(s, env, premises)
+            elif not isinstance(s, ast.Pass):
+                raise GiveUp(f"a {type(s).__name__} statement (line {s.lineno})")
+
+    def _assign(self, s: ast.stmt, env: dict[str, Any]) -> None:
+        if isinstance(s, ast.AugAssign):
+            target = s.target
+            value = ast.BinOp(left=ast.Name(id=target.id, ctx=ast.Load()), op=s.op,
+                              right=s.value) if isinstance(target, ast.Name) else None
+            targets = [target]
+        else:
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            value = s.value
+        for t in targets:
+            if isinstance(t, ast.Name) and len(targets) == 1:
+                env[t.id] = self.linear(value, env) if value is not None else None
+            elif isinstance(t, ast.Name):
+                env[t.id] = None
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                for e in t.elts:
+                    if not isinstance(e, ast.Name):
+                        raise GiveUp(f"an assignment to {ast.unparse(e)} (line {s.lineno})")
+                    env[e.id] = None
+            else:
+                raise GiveUp(f"an assignment to {ast.unparse(t)} (line {s.lineno})")
+
+    def _loop(self, s: ast.For, env: dict[str, Any], premises: tuple) -> None:
+        call = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name) and call.func.id == "range"
+                and 1 <= len(call.args) <= 3 and not s.orelse):
+            raise GiveUp(f"a loop other than over range() (line {s.lineno})")
+        for a in call.args:
+            self.expression(a, env, premises)
+        bounds = [self.linear(a, env) for a in call.args]
+        lo, hi = (self.sympy.Integer(0), bounds[0]) if len(bounds) == 1 else bounds[:2]
+        step = bounds[2] if len(bounds) == 3 else self.sympy.Integer(1)
+        if step is None or not step.is_number or step == 0:
+            raise GiveUp(f"a range() without a constant step (line {s.lineno})")
+        inner = dict(env)
+        for n in ast.walk(s):  # names the body assigns change from one iteration to the next
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                inner[n.id] = None
+        self.loops += 1
+        k = self.sympy.Symbol(f"_k{self.loops}", integer=True)
+        self.integral.add(k)
+        self.display[k] = self.sympy.Symbol(s.target.id)
+        inner[s.target.id] = k
+        within: tuple = ()
+        if lo is not None and hi is not None:
+            within = (("ge", k - lo), ("ge", hi - 1 - k)) if step > 0 else \
+                (("ge", lo - k), ("ge", k - hi - 1))
+        self.block(list(s.body), inner, premises + within)
+        for name in inner:
+            if name not in env or inner[name] is not env.get(name):
+                env[name] = None
+
