@@ -153,3 +153,22 @@ def chain(n):
     assert cert.violated(rec, cell_ir(rec).params, "T") is None
     r = fill(rec, backend="cpu", verify=True)
     assert r.value == 5 and "equals the sequential reference" in r.verified
+
+
+def test_a_premise_on_one_element_proves_nothing_of_another_written_the_same(write_rec):
+    # w[x] is tested with x = 0 and read with x = 1: the test says nothing of w[1] = 5
+    rec = load(write_rec("""
+w = np.array([1, 5], dtype=np.int64)
+
+@recurrence(shape=(3, 4), dtype=np.int64, args=(w,))
+def cell(M, i, j, w):
+    if i == 0:
+        return 0
+    x = 0
+    if w[x] <= j:
+        x = 1
+        return M[i - 1, j - w[x]]
+    return M[i - 1, j]
+"""))
+    assert "M[i - 1, j - w[x]] (line 8) may leave the table" in certify(
+        cell_ir(rec), rec.args, rec.shape)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +66,9 @@ class Walk:
         self.extent = [sympy.Symbol(f"_n{k}", integer=True) for k in range(ir.ndim)]
         self.params = dict(zip(ir.params, args))
         self.namespace = function_namespace(ir.func)
-        self.opaque: dict[str, Any] = {}  # source text -> its symbol
+        # what a symbol stands for -> the symbol: its source text (``len(X)``, a scalar
+        # argument), or an argument's element by its array and its index's forms
+        self.opaque: dict[Hashable, Any] = {}
         self.loads: dict[Any, str] = {}  # an element's symbol -> its array
         self.integral: set[Any] = set(self.index.values()) | set(self.extent)
         self.display: dict[Any, Any] = {n: sympy.Symbol(f"{ir.table}.shape[{k}]")
@@ -85,7 +88,7 @@ class Walk:
                         Requirement(f"{table}.shape[0]", "==", f"{table}.shape[1]")))
         names = dict(self.params)
         for text, sym in self.opaque.items():
-            if sym in self.loads or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
+            if sym in self.loads or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", str(text)):
                 continue
             try:
                 value = side_value(text, table, names, self.shape)
@@ -106,16 +109,20 @@ class Walk:
         return sorted({s for r in self.reads for e in r.index for s in e.free_symbols
                        if s in self.loads}, key=str)
 
-    def _symbol(self, text: str, integral: bool, array: str | None = None) -> Any:
-        if text not in self.opaque:
+    def _symbol(self, text: str, integral: bool, array: str | None = None,
+                key: Hashable | None = None) -> Any:
+        """The symbol standing for what ``key`` names (``text`` itself by default), shown as
+        ``text``; ``array``: the argument it is an element of."""
+        key = text if key is None else key
+        if key not in self.opaque:
             sym = self.sympy.Symbol(f"_o{len(self.opaque)}", integer=integral)
-            self.opaque[text] = sym
+            self.opaque[key] = sym
             self.display[sym] = self.sympy.Symbol(text)
             if integral:
                 self.integral.add(sym)
             if array is not None:
                 self.loads[sym] = array
-        return self.opaque[text]
+        return self.opaque[key]
 
     def linear(self, node: ast.expr, env: dict[str, Any]) -> Any | None:
         """``node`` as a linear form, or ``None`` when it is not one."""
@@ -169,7 +176,13 @@ class Walk:
         if isinstance(base, ast.Name) and base.id in self.params and base.id not in env:
             data = self.params[base.id]
             if isinstance(data, np.ndarray) and data.dtype.kind in "iub":
-                return self._symbol(ast.unparse(node), True, base.id)
+                # one element per index value, not per text: ``w[k]`` before and after
+                # ``k += 1`` are two elements; an index the walk cannot follow, a new one
+                parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                at = tuple(self.linear(e, env) for e in parts)
+                key = (base.id, at) if all(e is not None for e in at) else \
+                    (base.id, len(self.opaque))
+                return self._symbol(ast.unparse(node), True, base.id, key)
         return None
 
     def conditions(self, node: ast.expr, env: dict[str, Any],
