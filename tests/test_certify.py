@@ -49,7 +49,8 @@ def test_the_thesis_cases_are_proven(write_rec):
      "a While statement"),
     ("    return M[i - 1, j] + UNKNOWN if i > 0 else 1\n", "'UNKNOWN', which is not defined"),
     ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
-    ("    return M[i - 1, j * j] if i > 0 else 1\n", "not at a linear index"),
+    ("    return M[i - 1, j * j] if i > 0 else 1\n", "may leave the table"),
+    ("    return M[i - 1, j // 2] if i > 0 else 1\n", "not at a polynomial index"),
 ])
 def test_what_is_proven_and_why_not(write_rec, body, why):
     rec = load(write_rec(f"""

@@ -5,9 +5,15 @@ sympy's exact simplex (:func:`sympy.solvers.simplex.linprog`) gives, under a pat
 premises and ``0 <= i < n``, ``0 <= j < m``, each index's least and greatest value (in
 bounds: ``0 <= index <= extent - 1``) and each offset's (its sign, so the region).
 
-Assumptions: 2-D tables; the premises and indices are linear forms in integer symbols; a
-floor on the arguments' elements that index ``M`` (``min(w) >= floor``) and the size facts
-given are taken as premises, and become the certificate's requirements.
+The premises and indices are polynomials: each product of symbols (a monomial such as
+``k*w``) is a variable of its own in the linear program, which then allows more than the
+polynomials do (a relaxation: a least value it finds is no greater than the true one, and
+premises it finds contradictory are).  What it knows of a monomial is only that, when each
+factor is at least some ``low >= 0``, the product is at least the product of the lows.
+
+Assumptions: 2-D tables; every symbol is an integer; a floor on the arguments' elements
+that index ``M`` (``min(w) >= floor``) and the size facts given are taken as premises, and
+become the certificate's requirements.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ __all__ = ["Prover", "prove"]
 
 
 class Prover:
-    """Least values of linear forms under premises, by sympy's exact simplex."""
+    """Least values of polynomials under premises, by sympy's exact simplex over their
+    monomials (module docstring)."""
 
     def __init__(self, walk: Walk, floor: int | None, facts: tuple = ()) -> None:
         sp = walk.sympy
@@ -39,23 +46,26 @@ class Prover:
         self.memo: dict[Any, Any] = {}
         self.known: dict[tuple, list[Any]] = {}
 
-    def least(self, form: Any, premises: tuple) -> Any:
+    def least(self, form: Any, premises: tuple, products: bool = True) -> Any:
         """The least value of ``form``; ``None`` when unbounded, ``"never"`` when the
-        premises cannot hold together (the path is never taken)."""
+        premises cannot hold together (the path is never taken).  ``products``: whether
+        the monomials get the facts their factors' bounds give (:meth:`_product_facts`)."""
         from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, linprog
 
-        key = (form, premises)
+        key = (form, premises, products)
         if key in self.memo:
             return self.memo[key]
-        ge = self._inequalities(premises)
-        symbols = sorted(set().union(form.free_symbols, *(e.free_symbols for e in ge)), key=str)
-        # linprog's variables are >= 0: the indices and extents are; any other is x+ - x-
-        columns = [(s, 1) for s in symbols] + [(s, -1) for s in symbols if s not in self.nonneg]
-        rows = [self._coefficients(e) for e in ge]
-        A = self.sp.Matrix([[-row.get(s, 0) * sign for s, sign in columns] for row in rows]) \
-            if ge else self.sp.zeros(0, len(columns))
-        b = self.sp.Matrix([row.get(1, 0) for row in rows]) if ge else self.sp.zeros(0, 1)
+        rows = [self._coefficients(e) for e in self._inequalities(premises)]
         objective = self._coefficients(form)
+        monomials = sorted(set().union(objective, *rows) - {1}, key=str)
+        if products:
+            rows += self._product_facts(monomials, premises)
+        # linprog's variables are >= 0: the indices and extents are; any other is x+ - x-
+        columns = [(s, 1) for s in monomials] + \
+            [(s, -1) for s in monomials if s not in self.nonneg]
+        A = self.sp.Matrix([[-row.get(s, 0) * sign for s, sign in columns] for row in rows]) \
+            if rows else self.sp.zeros(0, len(columns))
+        b = self.sp.Matrix([row.get(1, 0) for row in rows]) if rows else self.sp.zeros(0, 1)
         c = self.sp.Matrix([[objective.get(s, 0) * sign for s, sign in columns]])
         try:
             value, _ = linprog(c, A, b) if columns else (self.sp.Integer(0), None)
@@ -67,8 +77,29 @@ class Prover:
         self.memo[key] = result
         return result
 
+    def _product_facts(self, monomials: list[Any], premises: tuple) -> list[dict[Any, Any]]:
+        """``m - low >= 0`` (as coefficients) for each product of symbols ``m`` among
+        ``monomials`` whose every factor ``f`` is at least some ``low_f >= 0`` under
+        ``premises``, ``low`` the product of the ``low_f``; nothing for one whose factor
+        may be negative.  Each ``low_f`` is a least value found without such facts: no
+        greater than the true one, and an integer's rounded up."""
+        rows = []
+        for m in monomials:
+            powers = m.as_powers_dict()
+            if sum(powers.values()) < 2:
+                continue  # a symbol, not a product
+            low = self.sp.Integer(1)
+            for factor, power in powers.items():
+                least = self.least(factor, premises, products=False)
+                if not _at_least(least, 0):
+                    break
+                low *= self.sp.ceiling(least) ** power
+            else:
+                rows.append({m: 1, 1: -low})
+        return rows
+
     def _coefficients(self, form: Any) -> dict[Any, Any]:
-        """``form``'s coefficient of each symbol, and its constant under ``1``."""
+        """``form``'s coefficient of each monomial, and its constant under ``1``."""
         if form not in self.coefficients:
             self.coefficients[form] = dict(self.sp.expand(form).as_coefficients_dict())
         return self.coefficients[form]

@@ -2,14 +2,14 @@
 of ``M`` with the premises of its path (:class:`Walk`), for :mod:`depgraph.analysis.certify`
 to prove in bounds:
 
-- an index expression is a linear form (a sympy expression) in the cell's indices ``i, j``,
-  the table's extents ``n, m`` (``M.shape[k]``), loop variables, integer constants, and
-  opaque symbols for what the source does not fix (an argument's element ``w[i - 1]``, a
-  scalar argument, ``len(X)``);
+- an index expression is a polynomial (a sympy expression: sums and products) in the
+  cell's indices ``i, j``, the table's extents ``n, m`` (``M.shape[k]``), loop variables,
+  integer constants, and opaque integer symbols for what the source does not fix (an
+  argument's element ``w[i - 1]``, one per index value; a scalar argument, ``len(X)``);
 - a path's premises are the branch tests that lead to the read (an ``if`` that returned
   before it, negated; ``a if t else b``; ``x and y``; a ``for k in range(lo, hi)`` gives
-  ``lo <= k <= hi - 1``), as linear inequalities; a test that is not linear is dropped
-  (a weaker premise, so still sound).
+  ``lo <= k <= hi - 1``), as polynomial inequalities; a test that is not a comparison of
+  polynomials is dropped (a weaker premise, so still sound).
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -44,7 +44,7 @@ class GiveUp(Exception):
 
 @dataclass(frozen=True)
 class PathRead:
-    """A read of ``M`` on one path: its source text and line, its index (a linear form per
+    """A read of ``M`` on one path: its source text and line, its index (a polynomial per
     axis) and the premises of its path."""
 
     text: str
@@ -124,25 +124,26 @@ class Walk:
                 self.loads[sym] = array
         return self.opaque[key]
 
-    def linear(self, node: ast.expr, env: dict[str, Any]) -> Any | None:
-        """``node`` as a linear form, or ``None`` when it is not one."""
+    def polynomial(self, node: ast.expr, env: dict[str, Any]) -> Any | None:
+        """``node`` as a polynomial in the walk's symbols (sums and products of them and of
+        integers), or ``None`` when it is not one."""
         sp = self.sympy
         if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
             return sp.Integer(int(node.value))
         if isinstance(node, ast.Name):
             return self._name(node.id, env)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = self.linear(node.operand, env)
+            inner = self.polynomial(node.operand, env)
             return None if inner is None else -inner
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-            a, b = self.linear(node.left, env), self.linear(node.right, env)
+            a, b = self.polynomial(node.left, env), self.polynomial(node.right, env)
             if a is None or b is None:
                 return None
             if isinstance(node.op, ast.Add):
                 return a + b
             if isinstance(node.op, ast.Sub):
                 return a - b
-            return a * b if a.is_number or b.is_number else None
+            return self.sympy.expand(a * b)
         if isinstance(node, ast.Subscript):
             return self._subscript(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -179,7 +180,7 @@ class Walk:
                 # one element per index value, not per text: ``w[k]`` before and after
                 # ``k += 1`` are two elements; an index the walk cannot follow, a new one
                 parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                at = tuple(self.linear(e, env) for e in parts)
+                at = tuple(self.polynomial(e, env) for e in parts)
                 key = (base.id, at) if all(e is not None for e in at) else \
                     (base.id, len(self.opaque))
                 return self._symbol(ast.unparse(node), True, base.id, key)
@@ -189,7 +190,7 @@ class Walk:
                    holds: bool) -> list[list[tuple[str, Any]]]:
         """``node`` being ``holds``, as alternatives (a disjunction) of conjunctions of
         atoms ``("ge", e)`` (``e >= 0``) and ``("ne", e)`` (``e != 0``); what is not
-        linear is dropped (``[[]]``: no premise)."""
+        a comparison of polynomials is dropped (``[[]]``: no premise)."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self.conditions(node.operand, env, not holds)
         if isinstance(node, ast.BoolOp):
@@ -216,7 +217,7 @@ class Walk:
 
     def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr, env: dict[str, Any],
                  holds: bool) -> list[list[tuple[str, Any]]]:
-        a, b = self.linear(left, env), self.linear(right, env)
+        a, b = self.polynomial(left, env), self.polynomial(right, env)
         if a is None or b is None:
             return [[]]
         step = 1 if (a - b).free_symbols <= self.integral else 0  # strict: > on integers
@@ -264,10 +265,10 @@ class Walk:
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id == self.ir.table:
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            index = tuple(self.linear(e, env) for e in elements)
+            index = tuple(self.polynomial(e, env) for e in elements)
             if len(index) != self.ir.ndim or any(e is None for e in index):
                 raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is not at "
-                              "a linear index")
+                              "a polynomial index")
             self.reads.append(PathRead(ast.unparse(node), node.lineno, index, premises))
             for e in elements:
                 self.expression(e, env, premises)
@@ -317,7 +318,7 @@ class Walk:
             value = s.value
         for t in targets:
             if isinstance(t, ast.Name) and len(targets) == 1:
-                env[t.id] = self.linear(value, env) if value is not None else None
+                env[t.id] = self.polynomial(value, env) if value is not None else None
             elif isinstance(t, ast.Name):
                 env[t.id] = None
             elif isinstance(t, (ast.Tuple, ast.List)):
@@ -336,7 +337,7 @@ class Walk:
             raise GiveUp(f"a loop other than over range() (line {s.lineno})")
         for a in call.args:
             self.expression(a, env, premises)
-        bounds = [self.linear(a, env) for a in call.args]
+        bounds = [self.polynomial(a, env) for a in call.args]
         lo, hi = (self.sympy.Integer(0), bounds[0]) if len(bounds) == 1 else bounds[:2]
         step = bounds[2] if len(bounds) == 3 else self.sympy.Integer(1)
         if step is None or not step.is_number or step == 0:

@@ -1,0 +1,47 @@
+"""``depgraph.analysis.prover``: least values of polynomials under premises, each product of
+symbols a variable of its own that knows only what its factors' lower bounds give."""
+
+import ast
+
+import pytest
+
+from depgraph.analysis.prover import Prover
+from depgraph.analysis.symbolic import Walk
+from depgraph.frontend.ir import read_cell
+
+
+def _scalars() -> tuple[Prover, dict[str, object]]:
+    """A prover of a cell with scalar arguments ``a, b``, and their symbols by name."""
+    def cell(M, i, j, a, b):
+        return M[i - 1, j] + a + b
+
+    walk = Walk(read_cell(cell, 2), (3, 4), (5, 6))
+    names = {x: walk.polynomial(ast.parse(x, mode="eval").body, {}) for x in ("a", "b")}
+    return Prover(walk, None), names
+
+
+@pytest.mark.parametrize("lows, least", [
+    ({"a": 2, "b": 3}, 6),  # both factors at least a non-negative low: their product's
+    ({"a": 0, "b": 5}, 0),
+    ({"a": 2}, None),  # b's sign unknown: a * b may be anything
+    ({"a": -1, "b": 0}, None),  # a may be negative
+])
+def test_a_product_knows_only_what_non_negative_factors_give(lows, least):
+    prover, s = _scalars()
+    premises = tuple(("ge", s[x] - low) for x, low in lows.items())
+    assert prover.least(s["a"] * s["b"], premises) == least
+
+
+def test_a_square_of_a_factor_of_unknown_sign_is_not_known_non_negative():
+    # sound but incomplete: the relaxation knows a**2 only through a's own lower bound
+    prover, s = _scalars()
+    assert prover.least(s["a"] ** 2, ()) is None
+    assert prover.least(s["a"] ** 2, (("ge", s["a"] - 3),)) == 9
+
+
+def test_premises_on_products_bound_the_forms_they_appear_in():
+    # a * b <= 10 with a, b >= 1: 10 - a * b >= 0 and at most 9
+    prover, s = _scalars()
+    ab = s["a"] * s["b"]
+    premises = (("ge", 10 - ab), ("ge", s["a"] - 1), ("ge", s["b"] - 1))
+    assert prover.interval(10 - ab, premises) == (0, 9)
