@@ -46,7 +46,9 @@ def test_the_thesis_cases_are_proven(write_rec):
     ("    return M[i + 1, j] if i > 0 else 1\n", "may leave the table"),
     ("    return M[i - 1, j] // j if i > 0 else 1\n", "may divide by zero"),
     ("    k = 0\n    while k < j:\n        k += 1\n    return M[i - 1, k] if i > 0 else 1\n",
-     "a While statement"),
+     "M[i - 1, k] (line 6) is not at a polynomial index"),  # k after the loop: unknown
+    ("    k = 0\n    while k < j:\n        k += 1\n    else:\n        k = 1\n    return 1\n",
+     "a while loop with an else"),
     ("    return M[i - 1, j] + UNKNOWN if i > 0 else 1\n", "'UNKNOWN', which is not defined"),
     ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
     ("    return M[i - 1, j * j] if i > 0 else 1\n", "may leave the table"),
@@ -173,3 +175,102 @@ def cell(M, i, j, w):
 """))
     assert "M[i - 1, j - w[x]] (line 8) may leave the table" in certify(
         cell_ir(rec), rec.args, rec.shape)
+
+
+def test_the_integer_knapsacks_while_loop_is_proven():
+    from integer_knapsack import data, make_integer_knapsack
+
+    rec = make_integer_knapsack(*data(6))
+    cert = certificate(rec)
+    assert isinstance(cert, Certificate), cert
+    assert [str(r) for r in cert.requires] == ["min(w) >= 0"]
+    assert cert.regions == ("Up", "UpLeft") and "RUD" in cert.patterns
+    assert [r.offsets for r in cert.reads] == [("-1", "0"), ("-1", "-k*w[i - 1]")]
+    assert make_plan(rec, cell_ir(rec)).method == "certificate"
+
+
+def test_a_negative_weight_in_the_integer_knapsack_breaks_its_requirement():
+    from integer_knapsack import make_integer_knapsack
+
+    # the last type weighs -2: k * w <= c always holds, and c - k * w leaves the table
+    rec = make_integer_knapsack(np.array([3, 2, -2]), np.array([4, 3, 1]), 20)
+    assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(rec, cell_ir(rec))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(3, 0\) reads \(2, 22\), outside shape"):
+        fill(rec, backend="python")
+
+
+def test_a_while_loop_counting_down_is_proven(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(5, 7), dtype=np.int64)
+def down(M, i, j):
+    if i == 0:
+        return j
+    best = 0
+    k = j
+    while k > 0:
+        best = max(best, M[i - 1, j - k] + M[i - 1, k - 1])
+        k -= 1
+    return best
+"""))
+    cert = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(cert, Certificate) and not cert.requires, cert
+    assert cert.regions == ("UpLeft",) and cert.patterns == ("RUD", "CLR", "NOSE")
+    r = fill(rec, backend="cpu", verify=True)
+    assert "equals the sequential reference" in r.verified
+
+
+INTEGER_KNAPSACK = """
+w = np.array({weights}, dtype=np.int64)
+p = np.array([4, 3, 5], dtype=np.int64)
+
+@recurrence(shape=(4, 20), dtype=np.int64, args=(w, p, 9))
+def cell(M, i, c, w, p, q):
+    if i == 0:
+        return 0
+    wi = w[i - 1]
+    best = M[i - 1, c]
+    k = 1
+    while {test}:
+        t = k * p[i - 1] + M[i - 1, {read}]
+        if t > best:
+            best = t
+{tail}
+    return best
+"""
+
+
+@pytest.mark.parametrize("test, read, tail, why", [
+    ("k * wi <= c", "c - k * wi", "        k += 1", None),
+    # counts down from 1: k * wi may be negative, and c - k * wi past the right edge
+    ("k * wi <= c", "c - k * wi", "        k -= 1", "may leave the table"),
+    # k set otherwise in the loop too: no induction variable, unknown in the loop
+    ("k * wi <= c", "c - k * wi", "        k += 1\n        if t > best:\n            k = c",
+     "M[i - 1, c - k * wi] (line 9) is not at a polynomial index"),
+    # the scalar q (9, near no extent) has no requirement on its sign: k * q may be negative
+    ("k * q <= c", "c - k * q", "        k += 1", "may leave the table"),
+    ("k * wi <= c", "c + k * wi", "        k += 1", "may leave the table"),
+])
+def test_an_unsound_while_loop_is_not_proven(write_rec, test, read, tail, why):
+    rec = load(write_rec(INTEGER_KNAPSACK.format(weights=[3, 2, 4], test=test, read=read,
+                                                 tail=tail)))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    if why is None:
+        assert isinstance(found, Certificate) and [str(r) for r in found.requires] == \
+            ["min(w) >= 0"]
+    else:
+        assert isinstance(found, str) and why in found, found
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_negative_weight_is_checked_where_the_fill_runs(write_rec, backend):
+    # at most 3 copies, so the loop ends with a negative weight too (the catalog's
+    # would not: k * w <= c holds for every k, and the checked fill goes on reading)
+    source = INTEGER_KNAPSACK.format(test="k <= 3 and k * wi <= c", read="c - k * wi",
+                                     tail="        k += 1", weights="{weights}")
+    good = load(write_rec(source.format(weights=[3, 2, 4])))
+    assert make_plan(good, cell_ir(good)).method == "certificate"
+    np.testing.assert_array_equal(fill(good, backend=backend).table, analyze(good).table)
+    bad = load(write_rec(source.format(weights=[3, 2, -2])))
+    assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(bad, cell_ir(bad))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(3, \d+\) reads \(2, \d+\), outside shape"):
+        fill(bad, backend=backend)

@@ -261,7 +261,7 @@ def loop(M, i, j):
     k = 0
     while k < 2:
         k += 1
-    return 1 if i == 0 else M[i - 1, j]
+    return 1 if i == 0 else M[i - 1, j + k - 2]  # k after the loop: unknown to the proof
 """)
     assert main(["analyze", unproven]) == 1
     assert "needs about" in capsys.readouterr().err

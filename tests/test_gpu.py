@@ -253,14 +253,21 @@ def test_ring_score_of_rows_and_columns_at_4100(write_rec):
         assert verify_score(res, rec).endswith("equals the sequential reference exactly")
 
 
+def test_the_integer_knapsacks_proven_reads_go_unchecked_at_real_size():
+    """Its while loop's reads are proven for every shape (``min(w) >= 0``): no checks."""
+    knap = load("examples/catalog/integer_knapsack.py", size=500)
+    r = fill(knap, backend="cuda", verify=True)
+    assert "checks each read" not in " ".join(r.notes) and r.verified
+
+
 def test_a_checked_fill_at_real_sizes(write_rec):
     """Reads no certificate proves (a loop in the cell, a column read from the data),
     checked where the GPU fill runs: right tables, and a bad read in one late row of a
     4096 x 4096 table named as the sweep names it, with no table."""
     from test_run import LOOPED
 
-    knap = load("examples/catalog/integer_knapsack.py", size=500)
-    r = fill(knap, backend="cuda", verify=True)
+    stock = load("examples/catalog/inventory.py", size=500)
+    r = fill(stock, backend="cuda", verify=True)
     assert "checks each read" in " ".join(r.notes) and r.verified
     rec = load(write_rec(LOOPED.format(low=1, odd=2, cols=4096, dtype="int64")), size=4095)
     r = fill(rec, backend="cuda", verify=True)

@@ -455,7 +455,7 @@ def looped(n):
         k = 1
         while k <= 3:
             best = max(best, M[i - 1, j - k * w[i - 1]] + k * v[i - 1] if j >= k * w[i - 1] else best)
-            k += 1
+            k = k + 1  # not k += 1: the certificate follows no k, so the fill checks
         return best
     return looped
 """
@@ -519,8 +519,9 @@ def guarded(M, i, j, d):
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_a_checked_diagonal_fill_names_a_bad_read(write_rec, backend):
-    # a loop keeps the certificate away; the reads go up and left: NOSE, checked in the
-    # fill (on the cpu its tiles, asked for: auto fills a table this small sequentially)
+    # M[i, j - 1] at j = 0 (d's data guards it) keeps the certificate away; the reads go
+    # up and left: NOSE, checked in the fill (on the cpu its tiles, asked for: auto fills
+    # a table this small sequentially)
     schedule = "tiled" if backend == "cpu" else "auto"
     r = fill(load(write_rec(GUARDED.format(first=0))), backend=backend, schedule=schedule,
              verify=True)

@@ -1,12 +1,14 @@
 """``depgraph.analysis.symbolic``: the walk of a cell function's paths, each read of ``M``
 with its index and its path's premises as forms in the walk's symbols."""
 
+import ast
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
-from depgraph.analysis.symbolic import Walk
+from depgraph.analysis.symbolic import GiveUp, Walk
 from depgraph.frontend.ir import read_cell
 
 
@@ -31,3 +33,69 @@ def test_an_element_is_one_symbol_per_index_value_not_per_text():
     tested = (after.premises[0][1] - walk.index["j"]).free_symbols  # w[x] with x = 0
     assert tested.isdisjoint(after.index[1].free_symbols)  # w[x] with x = 1
     assert tested <= other.index[1].free_symbols  # w[0]
+
+
+def test_a_while_loops_induction_variable_is_a_symbol_past_its_start_and_the_test_holds():
+    def cell(M, i, j):
+        k = 2
+        while k <= j:
+            x = M[i - 1, j - k]
+            k += 1
+        return x
+
+    walk = _walk(cell, (), (3, 4))
+    (read,) = walk.reads
+    k = next(iter(read.index[1].free_symbols - {walk.index["j"]}))
+    assert str(walk.display[k]) == "k"
+    assert set(read.premises) == {("ge", k - 2), ("ge", walk.index["j"] - k)}
+
+
+def test_a_decreasing_induction_variable_is_at_most_its_start():
+    def cell(M, i, j):
+        k = j
+        while k > 0:
+            k -= 1
+            if k < i:
+                return M[k, j]
+        return 0
+
+    walk = _walk(cell, (), (3, 4))
+    (read,) = walk.reads
+    k = read.index[0] + 1  # the read is after k -= 1
+    assert ("ge", walk.index["j"] - k) in read.premises and ("ge", k - 1) in read.premises
+
+
+@pytest.mark.parametrize("loop, known", [
+    ("while k < j:\n    k += 1\n    if k > 2:\n        k = 0\n", {"k": 1}),  # set otherwise
+    ("while k < j:\n    k += 1\n    k -= 1\n", {"k": 1}),  # both ways
+    ("while k < j:\n    k += i\n", {"k": 1}),  # a step of unknown sign
+    ("while k < j:\n    k += -1\n", {"k": 1}),  # a literal, but negative
+    ("while k < j:\n    for k in range(3):\n        pass\n", {"k": 1}),  # a loop's target
+    ("while k < j:\n    k += 1\n", {"k": None}),  # unknown before the loop
+    ("while k < j:\n    k += 1\n", {}),  # not assigned before the loop
+])
+def test_a_name_assigned_in_a_loop_otherwise_is_no_induction_variable(loop, known):
+    assert Walk._inductions(ast.parse(loop).body[0], known) == {}
+
+
+def test_after_a_while_loop_what_it_assigns_is_unknown():
+    def unchanged(M, i, j):
+        k = 0
+        x = 1
+        while k < 3:
+            k += 1
+            if i > 5:
+                break
+        return M[i - 1, j - x]
+
+    def assigned(M, i, j):
+        k = 0
+        while k < 3:
+            k += 1
+        return M[i - 1, j - k]
+
+    walk = _walk(unchanged, (), (3, 4))
+    (read,) = walk.reads
+    assert read.index[1] == walk.index["j"] - 1
+    with pytest.raises(GiveUp, match=r"M\[i - 1, j - k\] .* not at a polynomial index"):
+        _walk(assigned, (), (3, 4))

@@ -3,14 +3,16 @@
 A 2-D cell function's reads of ``M`` are proven in bounds, and their regions found, for
 every shape ``n x m`` at once, so a fill need not check them cell by cell at the size it
 runs.  :func:`certify` walks every path through the function's body, symbolically
-(:mod:`depgraph.analysis.symbolic`: each read's index and its path's premises as linear
-forms), and proves each read's bounds and offsets' signs by exact linear programming
-(:mod:`depgraph.analysis.prover`).
+(:mod:`depgraph.analysis.symbolic`: each read's index and its path's premises as
+polynomials, ``for`` and ``while`` loops walked once for all their iterations), and
+proves each read's bounds and offsets' signs by exact linear programming over the
+polynomials' monomials (:mod:`depgraph.analysis.prover`).
 
-Where an index holds an argument's element (knapsack's ``M[i - 1, j - w[i - 1]]``), the
-proof may need a bound on that argument's data: ``min(w) >= 0``, then ``min(w) >= 1``
-are tried, and the one needed is a :class:`Requirement` checked against the data in time
-proportional to the argument (:meth:`Certificate.violated`).
+Where an index holds an argument's element (knapsack's ``M[i - 1, j - w[i - 1]]``, the
+integer knapsack's ``M[i - 1, c - k * w[i - 1]]``), the proof may need a bound on that
+argument's data: ``min(w) >= 0``, then ``min(w) >= 1`` are tried, and the one needed is
+a :class:`Requirement` checked against the data in time proportional to the argument
+(:meth:`Certificate.violated`).
 
 The certificate is a fact of the source, the argument kinds and the module constants the
 cell reads, not of the size: cached on disk by their digest and the prover's modules'
@@ -19,8 +21,9 @@ cell reads, not of the size: cached on disk by their digest and the prover's mod
 Assumptions: 2-D tables; the cell function's ``M``, indices and arguments are not
 reassigned, and its reads are seen in its source (:attr:`CellIR.hidden` is ``None``);
 integer index arithmetic (a float index is refused elsewhere).  Anything the walk does
-not model (a ``while`` loop, a comprehension, a nested function, a read inside an index,
-too many paths) and there is no certificate: the fill checks the reads itself.
+not model (a ``while`` loop with an ``else``, a comprehension, a nested function, a read
+inside an index, too many paths) and there is no certificate: the fill checks the reads
+itself.  A certificate says nothing of whether a loop in the cell ends.
 """
 
 from __future__ import annotations

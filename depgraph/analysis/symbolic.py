@@ -8,14 +8,21 @@ to prove in bounds:
   argument's element ``w[i - 1]``, one per index value; a scalar argument, ``len(X)``);
 - a path's premises are the branch tests that lead to the read (an ``if`` that returned
   before it, negated; ``a if t else b``; ``x and y``; a ``for k in range(lo, hi)`` gives
-  ``lo <= k <= hi - 1``), as polynomial inequalities; a test that is not a comparison of
-  polynomials is dropped (a weaker premise, so still sound).
+  ``lo <= k <= hi - 1``; a ``while`` loop's test, in its body), as polynomial
+  inequalities; a test that is not a comparison of polynomials is dropped (a weaker
+  premise, so still sound);
+- a loop's body is walked once for all its iterations: a ``for`` loop's variable is a
+  symbol within its range; a ``while`` loop's *induction variable* (known before the
+  loop, and assigned in it only by ``x += c``, or only by ``x -= c``, ``c`` a positive
+  integer literal) a symbol at least (at most) its value before the loop; every other
+  name the loop assigns is unknown in it, and every name it assigns is unknown after it.
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
-``while`` loop, a comprehension, a nested function, a read inside an index, too many
-paths) raises :class:`GiveUp`.  A value the walk cannot follow (a name a loop's body
-assigns, after the loop) is ``None``: unknown, so nothing is proven from it.
+``while`` loop with an ``else``, a comprehension, a nested function, a read inside an
+index, too many paths) raises :class:`GiveUp`.  A value the walk cannot follow is
+``None``: unknown, so nothing is proven from it.  Whether a loop ends is not the walk's
+concern: only what each read may be when it is made.
 """
 
 from __future__ import annotations
@@ -87,8 +94,9 @@ class Walk:
             out.append(((("ge", n[0] - n[1]), ("ge", n[1] - n[0])),
                         Requirement(f"{table}.shape[0]", "==", f"{table}.shape[1]")))
         names = dict(self.params)
-        for text, sym in self.opaque.items():
-            if sym in self.loads or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", str(text)):
+        for text, sym in self.opaque.items():  # an element's key is no text
+            if sym in self.loads or not isinstance(text, str) \
+                    or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
                 continue
             try:
                 value = side_value(text, table, names, self.shape)
@@ -304,6 +312,8 @@ class Walk:
                 self.expression(s.value, env, premises)
             elif isinstance(s, ast.For):
                 self._loop(s, env, premises)
+            elif isinstance(s, ast.While):
+                self._while(s, env, premises)
             elif not isinstance(s, ast.Pass):
                 raise GiveUp(f"a {type(s).__name__} statement (line {s.lineno})")
 
@@ -359,4 +369,57 @@ class Walk:
         for name in inner:
             if name not in env or inner[name] is not env.get(name):
                 env[name] = None
+
+    def _while(self, s: ast.While, env: dict[str, Any], premises: tuple) -> None:
+        """Walk a ``while`` loop's body once for all its iterations: each induction variable
+        (:meth:`_inductions`) a new symbol on its side of its value before the loop, every
+        other name the loop assigns unknown, and the test holding.  After the loop every
+        name it assigns is unknown: it may run any number of times, or end at a
+        ``break``, so neither the test's failing nor a count of iterations is known."""
+        if s.orelse:
+            raise GiveUp(f"a while loop with an else (line {s.lineno})")
+        assigned = {n.id for n in ast.walk(s)
+                    if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        inner = dict(env) | dict.fromkeys(assigned)
+        within: tuple = ()
+        for name, direction in self._inductions(s, env).items():
+            self.loops += 1
+            x = self.sympy.Symbol(f"_k{self.loops}", integer=True)
+            self.integral.add(x)
+            self.display[x] = self.sympy.Symbol(name)
+            inner[name] = x
+            within += (("ge", direction * (x - env[name])),)
+        self.expression(s.test, inner, premises + within)
+        for alt in self.conditions(s.test, inner, True):
+            self.block(list(s.body), dict(inner), premises + within + tuple(alt))
+        env.update(dict.fromkeys(assigned))
+
+    @staticmethod
+    def _inductions(s: ast.While, env: dict[str, Any]) -> dict[str, int]:
+        """The loop's induction variables, each with its direction (``1`` up, ``-1``
+        down): a name known before the loop (a polynomial in ``env``) whose every
+        assignment in the loop, test included, is ``x += c`` (or every one ``x -= c``),
+        ``c`` a positive integer literal; so in the loop it is never below (above) its
+        value before it.
+
+        Examples
+        --------
+        >>> source = "while k < n:\\n k += 1\\n j -= 2\\n if j < 0:\\n  k = 0"
+        >>> Walk._inductions(ast.parse(source).body[0], {"k": 0, "j": 5})
+        {'j': -1}
+        """
+        directions: dict[str, set[int]] = {}
+        steps = set()  # the targets of those assignments
+        for n in ast.walk(s):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) \
+                    and isinstance(n.op, (ast.Add, ast.Sub)) \
+                    and isinstance(n.value, ast.Constant) \
+                    and type(n.value.value) is int and n.value.value > 0:
+                directions.setdefault(n.target.id, set()).add(
+                    1 if isinstance(n.op, ast.Add) else -1)
+                steps.add(id(n.target))
+        others = {n.id for n in ast.walk(s) if isinstance(n, ast.Name)
+                  and not isinstance(n.ctx, ast.Load) and id(n) not in steps}
+        return {name: next(iter(ways)) for name, ways in directions.items()
+                if len(ways) == 1 and name not in others and env.get(name) is not None}
 
