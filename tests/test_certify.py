@@ -274,3 +274,22 @@ def test_a_negative_weight_is_checked_where_the_fill_runs(write_rec, backend):
     assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(bad, cell_ir(bad))
     with pytest.raises(OutOfBoundsError, match=r"cell \(3, \d+\) reads \(2, \d+\), outside shape"):
         fill(bad, backend=backend)
+
+
+@pytest.mark.parametrize("name", ["proof", "symbolic", "prover", "certify"])
+def test_a_change_to_any_module_of_the_prover_is_a_new_certificate(tmp_path, monkeypatch, name):
+    import importlib
+
+    from depgraph.analysis import certify as module
+
+    source = importlib.import_module(f"depgraph.analysis.{name}").__file__
+    changed = tmp_path / f"{name}.py"
+    changed.write_text(open(source).read() + "\n# changed\n")
+    before = module._prover_digest()
+    monkeypatch.setattr(module, "_PROVER_SOURCES", tuple(
+        str(changed) if s == source else s for s in module._PROVER_SOURCES))
+    module._prover_digest.cache_clear()
+    try:
+        assert module._prover_digest() != before
+    finally:
+        module._prover_digest.cache_clear()
