@@ -263,9 +263,9 @@ def test_an_unsound_while_loop_is_not_proven(write_rec, test, read, tail, why):
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_a_negative_weight_is_checked_where_the_fill_runs(write_rec, backend):
-    # at most 3 copies, so the loop ends with a negative weight too (the catalog's
-    # would not: k * w <= c holds for every k, and the checked fill goes on reading)
-    source = INTEGER_KNAPSACK.format(test="k <= 3 and k * wi <= c", read="c - k * wi",
+    # with a negative weight k * w <= c holds for every k: the loop ends only because the
+    # checked fill ends a cell's while loops once one of its reads has failed
+    source = INTEGER_KNAPSACK.format(test="k * wi <= c", read="c - k * wi",
                                      tail="        k += 1", weights="{weights}")
     good = load(write_rec(source.format(weights=[3, 2, 4])))
     assert make_plan(good, cell_ir(good)).method == "certificate"

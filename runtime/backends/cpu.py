@@ -50,6 +50,7 @@ from runtime.backends.emit import (
     remember,
 )
 from runtime.backends.rewrite import (
+    CHECK,
     OffsetReads,
     guarded_read_source,
     hyperplane_read_source,
@@ -175,7 +176,7 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
         reads: dict[str, str] = {}  # a guarded read's name: its source
         if allowed is None and order is None:
             ns["_dg_read"], reads["_dg_read"] = _checked_read2(), "checked read, 2-D"
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell")
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[{OOB}] != 0")
         else:
             if order is not None:
                 where = ", ".join(f"a{k}" for k in range(len(order)))
@@ -184,7 +185,8 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             else:
                 guarded = OffsetReads(lambda d: guarded_read_source(
                     allowed, "M[a, b]", OOB, d), 2)
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded)
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded,
+                                stop=f"{CHECK}[{OOB}] != 0")
             reads.update(guarded.reads)
             for name, what in reads.items():
                 ns[name] = jit(compile_source(what, "read", {"int64": np.int64}),

@@ -33,7 +33,7 @@ from depgraph.model import Recurrence
 from runtime.backends import cpu
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
-from runtime.backends.rewrite import rewrite_reads
+from runtime.backends.rewrite import CHECK, rewrite_reads
 from runtime.backends.walk import (
     ScorePlan,
     ScoreResult,
@@ -59,7 +59,7 @@ def checked_cell(rec: Recurrence, ir: CellIR, found: list[str]) -> Any:
     (:func:`runtime.backends.walk.checked_read_source`), an in-bounds read running the
     lines ``found``."""
     read = checked_read_source("True", found)
-    body = rewrite_reads(ir, "_dg_read", "_dg_cell")
+    body = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[2] != 0")
     key = digest(body, {"read": digest(read), "cell": rec.func})  # its namespace too
 
     def build() -> Any:

@@ -99,10 +99,23 @@ class _Narrow(ast.NodeTransformer):
         return ast.copy_location(ast.Call(ast.Name(NARROW, ast.Load()), [node], []), node)
 
 
+class _Halt(ast.NodeTransformer):
+    """Each ``while`` test joined with ``not stop``."""
+
+    def __init__(self, stop: ast.expr) -> None:
+        self.stop = stop
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self.generic_visit(node)
+        node.test = ast.BoolOp(ast.And(), [node.test, ast.UnaryOp(ast.Not(), self.stop)])
+        return node
+
+
 def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                   hoist: Collection[str] = (), narrow: Collection[Position] = (),
                   speculate: bool = False, kept: Sequence[tuple[int, ...]] = (),
-                  read_for: Callable[[tuple[int | None, ...]], str] | None = None) -> str:
+                  read_for: Callable[[tuple[int | None, ...]], str] | None = None,
+                  stop: str | None = None) -> str:
     """Source of a copy of the cell function read as ``ir``, named ``name``, whose reads
     of ``M`` call ``read``.
 
@@ -135,6 +148,12 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     caller may give each offset a read of its own; unused when an index is assigned in
     the function.
 
+    ``stop``, for reads that check themselves: a test of ``CHECK`` that holds once a read
+    has failed; each ``while`` loop then ends when it holds.  A failed read returns a
+    stand-in value, on which a loop bounded by what it reads (a knapsack's
+    ``while k * w[i] <= c`` with a negative weight) would never end, and the fill with it
+    would never report the read.
+
     Examples
     --------
     >>> from depgraph.frontend.ir import read_cell
@@ -149,6 +168,17 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     >>> print(rewrite_reads(ir, "RD", "g", cell_args=False, kept=[(-1, 0)]))
     def g(M, i, j, w, _dg_check, _dg_kept0):
         return RD_kept(M, _dg_check, _dg_kept0, i - 1, j) + w
+    >>> def h(M, i, j):
+    ...     k = 1
+    ...     while M[i - k, j] > 0:
+    ...         k += 1
+    ...     return k
+    >>> print(rewrite_reads(read_cell(h, 2), "RD", "g", False, stop="_dg_check[0] != 0"))
+    def g(M, i, j, _dg_check):
+        k = 1
+        while RD(M, _dg_check, i - k, j) > 0 and (not _dg_check[0] != 0):
+            k += 1
+        return k
     """
     fn = ir.definition()
     if ir.hidden:
@@ -169,6 +199,9 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                     {load: f"{HOISTED}{k}" for k, load in enumerate(loads)})
     body = [up.visit(stmt) for stmt in body]
     assert tuple(up.found) == loads, "the rewritten body's loads differ from the IR's"
+    if stop is not None:
+        halt = _Halt(ast.parse(stop, mode="eval").body)
+        body = [halt.visit(stmt) for stmt in body]
     fn.body = (entry if cell_args else []) + body
     if speculate:
         guards.speculate(fn, (read, f"{read}_kept", NARROW))

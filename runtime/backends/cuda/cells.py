@@ -34,6 +34,7 @@ from runtime.backends.cuda.device import (
 )
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
 from runtime.backends.rewrite import (
+    CHECK,
     OffsetReads,
     guarded_read_source,
     hyperplane_read_source,
@@ -96,7 +97,7 @@ def loadable(dtype: np.dtype) -> None:
 def rewritten_cell(rec: Recurrence, ir: CellIR, read: str | OffsetReads,
                    names: dict[str, Any], cell_args: bool = True, hoist: Sequence[str] = (),
                    narrow: frozenset[Position] = frozenset(), speculate: bool = False,
-                   kept: Sequence[tuple[int, ...]] = ()) -> Any:
+                   kept: Sequence[tuple[int, ...]] = (), stop: str | None = None) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
     function ``read`` (source, compiled with ``names``; or, given
     :class:`~runtime.backends.rewrite.OffsetReads`, each read the one for its offset
@@ -104,11 +105,13 @@ def rewritten_cell(rec: Recurrence, ir: CellIR, read: str | OffsetReads,
     :func:`runtime.backends.rewrite.rewrite_reads` for its arguments (``hoist``: the
     arrays whose loads the caller makes; ``narrow``: the values computed in int32;
     ``speculate``: the guards applied last, as selects; ``kept``: the offsets whose reads
-    call ``read_kept``, which ``read`` then defines too).  ``SourceUnavailable`` when the
-    cell function's source cannot be rewritten."""
+    call ``read_kept``, which ``read`` then defines too; ``stop``: the test that ends a
+    ``while`` loop once a read has failed).  ``SourceUnavailable`` when the cell
+    function's source cannot be rewritten."""
     read_for = read if isinstance(read, OffsetReads) else None
     body = rewrite_reads(ir, "_dg_read", "_dg_cell", cell_args=cell_args, hoist=hoist,
-                         narrow=narrow, speculate=speculate, kept=kept, read_for=read_for)
+                         narrow=narrow, speculate=speculate, kept=kept, read_for=read_for,
+                         stop=stop)
     reads = read_for.reads if read_for else {"_dg_read": read}  # after the rewrite named them
     every = "\n".join(f"{name}:\n{source}" for name, source in sorted(reads.items()))
     key = digest(body, {"read": digest(every if read_for else reads["_dg_read"], names),
@@ -293,7 +296,7 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         load = f"int64({load})" if widen else load
         read = OffsetReads(lambda d: hyperplane_read_source(checks.order, load, 0,
                                                             checks.frame, d), rec.ndim)
-    inner = rewritten_cell(rec, checks.ir, read, names)
+    inner = rewritten_cell(rec, checks.ir, read, names, stop=f"{CHECK}[0] != 0")
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))
     e = Emitter()

@@ -45,6 +45,7 @@ from runtime.backends.cuda.strips import (
     strip_narrowing,
 )
 from runtime.backends.emit import Emitter, arg_tail
+from runtime.backends.rewrite import CHECK
 from runtime.backends.walk import CHECK_SLOTS, checked_read_source, checks, emit_store, slot
 
 __all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_score_fill"]
@@ -208,7 +209,8 @@ def ring_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int, keep: int,
 
     read = checked_read_source("cuda.atomic.cas(ck, 2, 0, 1) == 0",  # the first one
                                [f"return LOAD(B, ({at('a', 'b')}))"])
-    cell = rewritten_cell(rec, ir, read, {**coherent_names(cuda_module()), "int64": np.int64})
+    cell = rewritten_cell(rec, ir, read, {**coherent_names(cuda_module()), "int64": np.int64},
+                          stop=f"{CHECK}[2] != 0")
     src = STEP_SOURCE[p.code]
     args = arg_tail(len(rec.args))
     e = Emitter()
