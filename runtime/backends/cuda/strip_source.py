@@ -13,7 +13,7 @@ whose reads are the three nearest neighbours.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from runtime.backends.cuda.cells import flip
 from runtime.backends.cuda.device import nap
@@ -62,14 +62,12 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
     anti-diagonal by anti-diagonal: the same cells, in another order, which ptxas
     schedules differently.  Under the simulator (``sim``: threads not in lockstep) the
     warp exchanges go through shared memory with block barriers instead of shuffles,
-    which the store warps meet too.  With ``anywhere`` (the cell runs anywhere:
-    :meth:`depgraph.frontend.ir.CellIR.runs_anywhere`) a lane computes its whole block
-    even where it passes the table's last row or column, instead of a guarded copy of the
-    block that tests each cell, and the cells outside are never stored: with ``K`` or
-    ``score`` the compute warp stores no cell itself, so a partial block costs no branch
-    that splits the warp; otherwise only the stores of a partial block are guarded, so the
-    kernel holds the block's cells once, not twice (half the source for numba to compile:
-    a first run's compile is most of its time)."""
+    which the store warps meet too.  With ``anywhere`` (only with ``K`` or ``score``: the
+    compute warp stores no cell itself) a lane computes its whole block even where it
+    passes the table's last row or column, instead of a guarded copy of the block that
+    tests each cell: the cell runs anywhere
+    (:meth:`depgraph.frontend.ir.CellIR.runs_anywhere`) and the cells outside are never
+    stored, so a partial block costs no branch that splits the warp."""
 
     def I(e: str) -> str:  # noqa: E743
         return flip(e, "n", rows)
@@ -151,11 +149,9 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                         f"ST4(MF, {to}, {', '.join(f'y{it}[{v}]' for v in range(V))})"
                         if V > 1 else f"MF[{to}] = y{it}")
 
-    def inside(guard: bool) -> Callable[[int, int], str | None]:  # a cell's test, if any
-        return (lambda r, c: f"ub + {r} < n and v0 + {c} < m") if guard else \
+    def block(guard: bool) -> None:  # the lane's block of cells, then its stores
+        inside = (lambda r, c: f"ub + {r} < n and v0 + {c} < m") if guard else \
             (lambda r, c: None)
-
-    def compute(guard: bool) -> None:  # the lane's block of cells
         for r, c in cells:
             left = f"x{r}_{c - 1}" if c else f"l{r}"
             up = f"x{r - 1}_{c}" if r else f"t{c}"
@@ -164,10 +160,8 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
             else:
                 diag = f"t{c - 1}" if c else "cn"
             vals = "".join(f", {value(k, r, c)}" for k in range(len(loads)))
-            guarded(inside(guard)(r, c), f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, "
-                    f"{J(f'v0 + {c}')}{args}, ({left}, {up}, {diag}){vals}))")
-
-    def store(guard: bool) -> None:  # the lane's block's stores
+            guarded(inside(r, c), f"x{r}_{c} = DT(cell(M, {I(f'ub + {r}')}, {J(f'v0 + {c}')}"
+                    f"{args}, ({left}, {up}, {diag}){vals}))")
         if score:  # no cell stored
             return
         if K:  # into the ring, every cell: the store warps skip those outside the table
@@ -183,7 +177,7 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                     e(f"MP[U(({I(f'ub + {r}')} * m + {J(f'v0 + {c}')}) >> 1)] = "
                       f"(ENC(x{r}_{c}, 0)[0] & LO) | (ENC(x{r}_{group[1]}, 0)[0] << 32)")
                     continue
-                guarded(inside(guard)(r, c),
+                guarded(inside(r, c),
                         f"M[{I(f'ub + {r}')}, {J(f'v0 + {c}')}] = x{r}_{c}" if guard else
                         f"M[U({I(f'ub + {r}')}), U({J(f'v0 + {c}')})] = x{r}_{c}")
 
@@ -216,23 +210,13 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
             e(f"rs = (s & {2 * B - 1}) * {SS}")
         with e.block("if q >= 0 and q < nq"):
             e(f"v0 = q * {C}")
-            edge = f"if full and v0 + {C} <= m"
             if anywhere:  # every block whole, the cells past the table's edge never stored
-                compute(False)
-                if K or score:
-                    store(False)
-                else:
-                    with e.block(edge):
-                        store(False)
-                    with e.block("else"):
-                        store(True)
+                block(False)
             else:
-                with e.block(edge):
-                    compute(False)
-                    store(False)
+                with e.block(f"if full and v0 + {C} <= m"):
+                    block(False)
                 with e.block("else"):
-                    compute(True)
-                    store(True)
+                    block(True)
             e(*[f"l{r} = x{r}_{C - 1}" for r in range(R)],
               *[f"b{c} = x{R - 1}_{c}" for c in range(C)])
             with e.block("if lane == 31 and not last"):  # the strip's last row, for below
@@ -266,7 +250,7 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
             with e.block("if k >= nstrips"):
                 e("return")
             e(f"u0 = k * {32 * R}", f"ub = u0 + lane * {R}",
-              *([] if anywhere and (K or score) else [f"full = ub + {R} <= n"]), "cn = ZERO",
+              *([] if anywhere else [f"full = ub + {R} <= n"]), "cn = ZERO",
               "last = k == nstrips - 1",
               f"above = ((k - 1) % nslots) * (m + {C})", f"below = (k % nslots) * (m + {C})")
             e(*[f"x{r}_{c} = ZERO" for r in range(R) for c in range(C)])

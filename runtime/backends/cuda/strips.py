@@ -149,13 +149,13 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     (:func:`strip_narrowing`): the cells' registers, shuffles and boundary words are
     then 4 bytes whatever the table's type.
 
-    A cell that runs anywhere (:meth:`depgraph.frontend.ir.CellIR.runs_anywhere`:
-    straight-line code whose only memory is its reads of ``M`` and the loads the kernel
-    makes for it, clamped into their arrays) is computed in whole blocks even past the
-    table's last row or column, and the cells outside are left out of the stores (by the
-    store warps, or by a partial block's guarded stores); other cells keep a guarded copy
-    of the block for the partial blocks, a branch that splits the warp at every strip's
-    end.  With store warps, such a cell's guards (``if test: return value``) are applied last, as selects, where
+    With store warps, a cell that runs anywhere
+    (:meth:`depgraph.frontend.ir.CellIR.runs_anywhere`: straight-line code whose only
+    memory is its reads of ``M`` and the loads the kernel makes for it, clamped into their
+    arrays) is computed in whole blocks even past the table's last row or column, and the
+    store warps leave out the cells outside; other cells keep a guarded copy of the block
+    for the partial blocks, a branch that splits the warp at every strip's end.  Such a
+    cell's guards (``if test: return value``) are applied last, as selects, where
     :func:`runtime.backends.speculate.speculate` can: no branch on a block's first row and
     column.
 
@@ -328,10 +328,9 @@ def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
                  score: bool, K: int, B: int, nw: Narrowing | None, vectors: bool,
                  diagonals: bool) -> tuple[str, int, bool, list[str]]:
     """The strip kernel's source, the cells a store moves at a time (2: the compute
-    warp's pairs, 4: the store warps' vectors; else 1), whether the cell's guards become
-    selects (it runs anywhere and the compute warp stores no cell itself) and the cell's
-    argument loads; ``ValueError`` unless the strips serve ``rec`` in the pattern's
-    frame."""
+    warp's pairs, 4: the store warps' vectors; else 1), whether the cell runs anywhere and
+    the cell's argument loads; ``ValueError`` unless the strips serve ``rec`` in the
+    pattern's frame."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
         raise ValueError(f"the strip fill is for the diagonal patterns, not {code}")
@@ -340,7 +339,7 @@ def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
         raise ValueError(f"the strip fill serves reads of the 3 nearest {code} neighbours only")
     rt = register_type(rec, nw)
     arrays, loads = argument_loads(rec, ir)
-    anywhere = ir.runs_anywhere(arrays)
+    anywhere = bool(K or score) and ir.runs_anywhere(arrays)
     n, m = rec.shape
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
@@ -348,7 +347,7 @@ def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     V = ring_vectors(R, C, K, B, cols, m, rt, np.dtype(rec.dtype)) if vectors else 1
     source = strip_source(rows, cols, R, C, words_of(rt), len(rec.args), simulated(), pairs,
                           score, loads, K, B, anywhere, V, diagonals)
-    return source, 2 if packed else V, anywhere and bool(K or score), loads
+    return source, 2 if packed else V, anywhere, loads
 
 
 def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
@@ -363,14 +362,14 @@ def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     warp's pairs, 4: the store warps' vectors; else 1), its schedule arrays (the boundary
     ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its ``(strips, slots)``,
     the kernel's arguments after those arrays."""
-    source, moves, selects, loads = _strip_parts(rec, ir, pattern_index, R, C, score, K, B,
+    source, moves, anywhere, loads = _strip_parts(rec, ir, pattern_index, R, C, score, K, B,
                                                   nw, vectors, diagonals)
     rows, cols = DIAGONAL_FLIPS[PATTERNS[pattern_index].code]
     rt = register_type(rec, nw)
     W, enc, dec = _boundary_words(rt, simulated())
     arrays, _ = argument_loads(rec, ir)
     cell = rewritten_cell(rec, ir, _register_read(rows, cols), {}, hoist=arrays,
-                          narrow=nw.positions if nw else frozenset(), speculate=selects)
+                          narrow=nw.positions if nw else frozenset(), speculate=anywhere)
     types = {f"T{k}": np.asarray(rec.args[ir.params.index(load.array)]).dtype.type
              for k, load in enumerate(ir.loads_of(arrays))}
     kern = compile_kernel(rec, source, "strips", cell,
