@@ -21,6 +21,7 @@ from depgraph.views.verdict import compute_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 LCS_FAMILY = str(ROOT / "examples" / "lcs.py")
+SKEW_FAMILY = str(ROOT / "examples" / "skew.py")
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -185,7 +186,60 @@ def test_no_pattern_recurrence(write_rec, tmp_path):
     assert all(r["fill"]["python"]["pattern"]["skipped"] == "no pattern fits the reads"
                for r in rep.rows)
     assert all(r["fill"]["stages_s"] > 0 for r in rep.rows)
+    assert all(r["fill"]["hyperplane_s"] > 0 and r["hyperplane"] == [2, 1] for r in rep.rows)
     assert "no pattern fits" in rep.sentence and rep.verdict["pattern_wins_from"] is None
+
+
+def test_a_recurrence_only_a_hyperplane_fits_times_the_hyperplane_fill(tmp_path):
+    # examples/skew.py: n x (n+1) random rewards, reads Left and UpRight, pi = (2, 1)
+    rep = rp.report(pick(SKEW_FAMILY), [4, 9], "cpu", tmp_path / "r", repeat=2, progress=False)
+    for r, n in zip(rep.rows, (4, 9)):
+        assert r["shape"] == [n, n + 1] and r["pattern"] is None
+        assert r["hyperplane"] == [2, 1] and r["hyperplane_steps"] == 2 * (n - 1) + n + 1
+        f = r["fill"]
+        e = f["cpu"]["hyperplane"]
+        assert e["verified"] == "equals the sequential reference exactly"
+        assert e["steps"] == r["hyperplane_steps"] and e["runs"] == 2
+        assert 0 < e["min_s"] <= e["median_s"] == f["cpu"]["hyperplane_s"] == f["hyperplane_s"]
+        for key in ("sequential_s", "stages_s"):  # the other columns are still there
+            assert f[key] > 0
+        assert f["cpu"]["pattern"]["skipped"] == "no pattern fits the reads"
+    v = rep.verdict
+    paths = [r["overhead"]["total_s"] + r["fill"]["stages_s"] for r in rep.rows]
+    assert v["hyperplane_beats_graph"] == [r["fill"]["hyperplane_s"] < p
+                                           for r, p in zip(rep.rows, paths)]
+    assert v["pattern_beats_graph"] == [None, None] and v["pattern_wins_from"] is None
+    assert "no pattern fits; the hyperplane pi = (2, 1) fill" in rep.sentence
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "| pattern steps | hyperplane pi | hyperplane steps |" in md
+    assert "| none | – | (2, 1) | 26 |" in md  # n=9: 2 * 8 + 10 steps
+    assert md.count("| hyperplane pi = (2, 1) | ") == 2 and "hyperplane beats graph?" in md
+    data = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert data["rows"][1]["fill"]["hyperplane_s"] == rep.rows[1]["fill"]["hyperplane_s"]
+
+
+def test_a_hyperplane_fill_that_differs_from_the_reference_is_an_error(monkeypatch):
+    real = report_measure.fill
+
+    def wrong(rec, backend, schedule, **kwargs):
+        res = real(rec, backend=backend, schedule=schedule, **kwargs)
+        if schedule == "hyperplane":
+            res.table[-1, -1] += 1
+        return res
+
+    monkeypatch.setattr(report_measure, "fill", wrong)
+    rep = rp.report(pick(SKEW_FAMILY)(5), backends="cpu", repeat=1, progress=False)
+    f = rep.rows[0]["fill"]
+    assert f["cpu"]["hyperplane"]["error"].startswith("verify failed: cell (4, 5)")
+    assert f["hyperplane_s"] is None and f["stages_s"] > 0
+
+
+def test_a_hyperplane_fill_under_the_simulator():
+    rep = rp.report(pick(SKEW_FAMILY)(3), backends="cpu,cuda", repeat=1, allow_simulator=True,
+                    progress=False)
+    cu = rep.rows[0]["fill"]["cuda"]["hyperplane"]
+    assert cu["median_s"] > 0 and cu["verified"] and cu["h2d_s"] >= 0 and cu["d2h_s"] >= 0
+    assert rep.rows[0]["fill"]["backend"] == "cpu"  # simulated times never the headline
 
 
 def test_cuda_under_the_simulator_reports_transfers_apart(tmp_path):

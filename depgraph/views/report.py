@@ -10,7 +10,8 @@ the **machine**.  :func:`write_report` puts ``report.json``, ``report.md``
 (:mod:`depgraph.views.report_plots`) in a directory, each file whole or not at all.
 
 Top-level fill times (the SPEC's ``fill.sequential_s``, ``fill.pattern_s``,
-``fill.stages_s``): ``pattern_s`` and ``stages_s`` are on the *primary* backend,
+``fill.stages_s``, and ``fill.hyperplane_s`` where no pattern fits and a hyperplane
+does): ``pattern_s``, ``hyperplane_s`` and ``stages_s`` are on the *primary* backend,
 ``fill.backend`` (cuda when a real GPU was measured, else cpu, else python);
 ``sequential_s`` is the one-core compiled sequential fill on the cpu backend
 (``fill.sequential_backend``; python when cpu was not measured), since a GPU has no
@@ -213,10 +214,10 @@ def _failed_row(name: str, size: int, message: str) -> dict[str, Any]:
     return {"size": size, "label": f"n={size}", "short": f"n={size}", "name": name, "shape": None, "cells": None,
             "dtype": None, "table_bytes": None, "edges": None, "stages": None,
             "max_stage_width": None, "regions": None, "patterns": None, "pattern": None,
-            "pattern_steps": None, "plan_s": None, "skipped": None, "error": message,
+            "pattern_steps": None, "hyperplane": None, "hyperplane_steps": None, "plan_s": None, "skipped": None, "error": message,
             "notes": [],
             "overhead": {"trace_s": None, "graph_s": None, "stages_s": None,
                          "classify_s": None, "total_s": None, "graph_bytes": None,
                          "table_bytes": None, "runs": 0, "skipped": None},
             "fill": {"backend": None, "sequential_backend": None, "sequential_s": None,
-                     "pattern_s": None, "stages_s": None}}
+                     "pattern_s": None, "hyperplane_s": None, "stages_s": None}}

@@ -21,13 +21,16 @@ from depgraph.errors import UsageError, setting
 from depgraph.memory import format_bytes
 from runtime.schedule.choose import resolve_backend
 
-__all__ = ["Report", "BACKEND_ORDER", "SCHEDULES", "PLOTS", "parse_backends", "seconds_text",
-           "bytes_text", "json_default"]
+__all__ = ["Report", "BACKEND_ORDER", "SCHEDULES", "ALL_SCHEDULES", "PLOTS", "parse_backends",
+           "schedules_of", "seconds_text", "bytes_text", "json_default"]
 
 #: Backends in the order rows list them.
 BACKEND_ORDER: tuple[str, ...] = ("python", "cpu", "cuda")
-#: Schedules measured on each backend.
+#: Schedules measured on each backend at every size.
 SCHEDULES: tuple[str, ...] = ("sequential", "pattern", "stages")
+#: Every schedule a row may hold, in the order rows list them: the hyperplane's only
+#: where no pattern fits and a hyperplane does (:func:`schedules_of`).
+ALL_SCHEDULES: tuple[str, ...] = ("sequential", "pattern", "hyperplane", "stages")
 #: The PNG plots a report writes.
 PLOTS: tuple[str, ...] = ("time_vs_size.png", "speedup.png", "overhead.png")
 
@@ -61,6 +64,19 @@ def parse_backends(text: str | Sequence[str] | None) -> list[str]:
         raise UsageError(f"{setting('backend')}: give all, auto or a comma list of python, "
                          "cpu, cuda")
     return [b for b in BACKEND_ORDER if b in out]
+
+
+def schedules_of(row: dict[str, Any]) -> tuple[str, ...]:
+    """The schedules measured on each backend at a row's size: :data:`SCHEDULES`, and
+    the hyperplane where the row has one (its ``pi``; no pattern fits).
+
+    Examples
+    --------
+    >>> schedules_of({"hyperplane": [2, 1]}), schedules_of({"hyperplane": None})
+    (('sequential', 'pattern', 'hyperplane', 'stages'), ('sequential', 'pattern', 'stages'))
+    """
+    return tuple(s for s in ALL_SCHEDULES
+                 if s in SCHEDULES or (s == "hyperplane" and row.get("hyperplane")))
 
 
 def seconds_text(s: float | None) -> str:

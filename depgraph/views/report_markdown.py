@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from depgraph.views.report_data import (
+    ALL_SCHEDULES,
     BACKEND_ORDER,
     PLOTS,
-    SCHEDULES,
     Report,
     bytes_text,
+    schedules_of,
     seconds_text,
 )
 from depgraph.views.report_plots import measured_rows
@@ -47,6 +48,22 @@ def _clip(text: str, limit: int = 160) -> str:
     the whole message)."""
     one = " ".join(str(text).split()).replace("|", "\\|")
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def _pi(row: dict[str, Any]) -> str:
+    """The row's hyperplane ``pi`` as printed, ``–`` for none.
+
+    Examples
+    --------
+    >>> _pi({"hyperplane": [2, 1]}), _pi({"hyperplane": None})
+    ('(2, 1)', '–')
+    """
+    return str(tuple(row["hyperplane"])) if row.get("hyperplane") else "–"
+
+
+def _schedule_name(row: dict[str, Any], schedule: str) -> str:
+    """A schedule as a fill table names it: the hyperplane with its ``pi``."""
+    return f"hyperplane pi = {_pi(row)}" if schedule == "hyperplane" else schedule
 
 
 def _spread(e: dict[str, Any]) -> str:
@@ -84,13 +101,17 @@ def markdown(rep: Report, plots: Sequence[str] = PLOTS) -> str:
         out += [f"> {note}", ""]
 
     out += ["## Structure", ""]
+    # where no pattern fits, the hyperplane a fill follows instead, with its steps
+    hyperplanes = any(r.get("hyperplane") for r in rows)
     body = []
     for r in rows:
         body.append([r["label"], _int(r["cells"]), _int(r["edges"]), _int(r["stages"]),
                      _int(r["max_stage_width"]), ", ".join(r["regions"] or []) or "–",
-                     r["pattern"] or "none", _int(r["pattern_steps"])])
+                     r["pattern"] or "none", _int(r["pattern_steps"])]
+                    + ([_pi(r), _int(r.get("hyperplane_steps"))] if hyperplanes else []))
     out += _table(["size", "cells", "edges", "stages (minimal)", "widest stage", "regions",
-                   "pattern", "pattern steps"], body)
+                   "pattern", "pattern steps"]
+                  + (["hyperplane pi", "hyperplane steps"] if hyperplanes else []), body)
     out += [""]
 
     out += ["## What the graph costs", "",
@@ -150,15 +171,15 @@ def markdown(rep: Report, plots: Sequence[str] = PLOTS) -> str:
                 body.append([r["label"], "all", f"not run: {fb.get('unavailable') or fb.get('skipped')}"]
                             + ["–"] * (7 if b == "cuda" else 5))
                 continue
-            for s in SCHEDULES:
-                e = fb.get(s, {})
+            for s in schedules_of(r):
+                e, name = fb.get(s, {}), _schedule_name(r, s)
                 if "skipped" in e:
-                    cells = [r["label"], s, f"n/a: {e['skipped']}"] + ["–"] * 5
+                    cells = [r["label"], name, f"n/a: {e['skipped']}"] + ["–"] * 5
                 elif "error" in e:
-                    cells = [r["label"], s, f"**error**: {_clip(e['error'])}"] + ["–"] * 5
+                    cells = [r["label"], name, f"**error**: {_clip(e['error'])}"] + ["–"] * 5
                 else:
                     note = " (one run: long)" if e.get("single_run") else ""
-                    cells = [r["label"], s, seconds_text(e["median_s"]), _spread(e),
+                    cells = [r["label"], name, seconds_text(e["median_s"]), _spread(e),
                              f"{e['runs']}{note}", _rate(e["cells_per_s"]), _int(e["steps"]),
                              "–" if b == "python" else seconds_text(e["compile_s"])]
                 if b == "cuda":
@@ -179,15 +200,18 @@ def markdown(rep: Report, plots: Sequence[str] = PLOTS) -> str:
 
         body.append([e["label"], seconds_text(e["overhead_s"]), seconds_text(e["stage_fill_s"]),
                      seconds_text(e["graph_path_s"]), seconds_text(e["sequential_s"]), seconds_text(e["pattern_s"]),
-                     yn(e["graph_pays"]), yn(e["pattern_beats_graph"])])
+                     yn(e["graph_pays"]), yn(e["pattern_beats_graph"])]
+                    + ([seconds_text(e.get("hyperplane_s")), yn(e.get("hyperplane_beats_graph"))]
+                       if hyperplanes else []))
     out += _table(["size", "graph overhead", "stage fill", "graph + stage fill", "sequential",
-                   "pattern", "graph pays?", "pattern beats graph?"], body)
+                   "pattern", "graph pays?", "pattern beats graph?"]
+                  + (["hyperplane", "hyperplane beats graph?"] if hyperplanes else []), body)
     out += ["", f"**{rep.sentence}**", ""]
 
     skipped = [r for r in rows if r.get("skipped")]
     failed = [r for r in rows if r.get("error")]
     errs = [(r, b, s, r["fill"][b][s]["error"]) for r in ok_rows for b in BACKEND_ORDER
-            for s in SCHEDULES if isinstance(r["fill"].get(b), dict)
+            for s in ALL_SCHEDULES if isinstance(r["fill"].get(b), dict)
             and "error" in r["fill"][b].get(s, {})]
     notes = [(r, n) for r in rows for n in r.get("notes", [])]
     if skipped or failed or errs or notes:
@@ -211,8 +235,8 @@ def markdown(rep: Report, plots: Sequence[str] = PLOTS) -> str:
             "classification timed apart); Algorithm 1's compiled kernel was loaded before the "
             "first row, so no row pays numba's import.",
             "- Fills: `depgraph.fill` on each backend with the plan made here: cpu (numba; "
-            "sequential is one core in a lexicographic order, pattern and stages use every "
-            "core), cuda (the kernel `depgraph run` takes: for light cells one launch chosen "
+            "sequential is one core in a lexicographic order, pattern, hyperplane and stages "
+            "use every core), cuda (the kernel `depgraph run` takes: for light cells one launch chosen "
             "by the cost model, else a launch per step; table allocated on the device), "
             "python (the reference); each executor is "
             "run once and compared with the reference (the compiled checked sweep, or the "
@@ -220,4 +244,10 @@ def markdown(rep: Report, plots: Sequence[str] = PLOTS) -> str:
             "- Sizes whose table does not fit memory are skipped; sizes whose trace does not "
             "fit (or is over the trace cap) keep their pattern and sequential fills.",
             "- `report.json` holds every number here, including each run's time.", ""]
+    if hyperplanes:
+        out[-1:] = ["- Where no pattern fits, the hyperplane `pi` the reads allow is one more "
+                    "schedule (`depgraph run --schedule hyperplane`: a parallel step per "
+                    "hyperplane `pi . x = t`; a 2-D table whose reads are known in bounds is "
+                    "sheared so the pattern kernels fill it, then gathered back, within the "
+                    "time), timed like the others.", ""]
     return "\n".join(out)

@@ -1,11 +1,13 @@
 """Measuring one row of a report (:func:`measure_row`): the structure, what the graph costs
 and every fill, at one size; and the machine the numbers come from.
 
-- **structure**: cells, edges, minimal stages, the selected pattern and its step count;
+- **structure**: cells, edges, minimal stages, the selected pattern and its step count,
+  or, where no pattern fits, the hyperplane a fill follows (its ``pi`` and steps);
 - **overhead** of the graph: tracing (plain Python), building the CSR graph and
   Algorithm 1, each the median of repeated :func:`depgraph.analyze` runs; graph bytes
   against table bytes;
-- **fills**: the sequential, pattern and stage schedules on every backend measured
+- **fills**: the sequential, pattern and stage schedules (and the hyperplane's, where
+  the row has one) on every backend measured
   (``python`` only up to ``python_max_cells`` cells, ``cpu``, and ``cuda`` when a real GPU
   is usable), each by :func:`runtime.run.fill` with the plan made here, checked against
   the sequential reference once, then timed, as the median of ``repeat`` runs with
@@ -38,16 +40,18 @@ from typing import Any
 import numpy as np
 
 from depgraph import memory
-from depgraph.analysis.pipeline import analyze
+from depgraph.analysis.pipeline import Analysis, analyze
+from depgraph.analysis.schedule import source_hyperplane
 from depgraph.errors import CompileError, DepgraphError, RecurrenceError, TooLargeError
-from depgraph.frontend.ir import cell_ir
+from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.frontend.trace import estimate_trace_bytes
 from depgraph.memory import format_bytes
 from depgraph.model import Recurrence, recurrence
 from depgraph.views.progress import progress
-from depgraph.views.report_data import SCHEDULES
+from depgraph.views.report_data import schedules_of
 from patterns import BY_CODE, matching, select, sweep_for
+from patterns.hyperplane import Hyperplane
 from runtime.backends.cuda import device
 from runtime.run import FillResult, compare, fill
 from runtime.schedule.plan import Plan, checked_sweep
@@ -196,7 +200,9 @@ def _measure_fill(ctx: _Ctx, backend: str, schedule: str, repeat: int,
         return fill(ctx.rec, backend=backend, schedule=schedule, plan=ctx.plan)
 
     cells = ctx.rec.cells
+    hyperplane = ctx.plan.hyperplane
     steps = {"sequential": cells, "pattern": ctx.plan.pattern_steps,
+             "hyperplane": None if hyperplane is None else hyperplane.steps(ctx.rec.shape),
              "stages": None if ctx.plan.analysis is None
              else ctx.plan.analysis.stages.count}[schedule]
     try:
@@ -276,6 +282,18 @@ def warm_up() -> None:
     analyze(warm)
 
 
+def _hyperplane(ir: CellIR, shape: tuple[int, ...], analysis: Analysis | None
+                ) -> Hyperplane | None:
+    """Where no pattern fits, the hyperplane a fill follows, as a plan made at this size
+    takes it (:func:`runtime.schedule.plan.make_plan`): the traced analysis's, else the
+    one the source's read offsets allow (the checked sweep saw every read at this size);
+    ``None`` when none is legal."""
+    sched = analysis.schedule if analysis is not None else None
+    if sched is not None and sched.kind == "hyperplane" and sched.pi is not None:
+        return Hyperplane(tuple(sched.pi))
+    return source_hyperplane(ir, shape)[0]
+
+
 def measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok: bool,
                 cuda_why: str, *, repeat: int, python_max_cells: int,
                 max_trace_cells: int | None, max_trace_s: float | None,
@@ -292,12 +310,13 @@ def measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok:
         "cells": cells, "dtype": str(rec.dtype), "table_bytes": table_bytes,
         "edges": None, "stages": None, "max_stage_width": None,
         "regions": None, "patterns": None, "pattern": None, "pattern_steps": None,
-        "plan_s": None, "plan_compile_s": None, "skipped": None, "error": None, "notes": [],
+        "hyperplane": None, "hyperplane_steps": None, "plan_s": None, "plan_compile_s": None, "skipped": None, "error": None, "notes": [],
         "overhead": {"trace_s": None, "graph_s": None, "stages_s": None, "classify_s": None,
                      "total_s": None, "graph_bytes": None, "table_bytes": table_bytes,
                      "runs": 0, "skipped": None},
         "fill": {"backend": None, "sequential_backend": None,
-                 "sequential_s": None, "pattern_s": None, "stages_s": None},
+                 "sequential_s": None, "pattern_s": None, "hyperplane_s": None,
+                 "stages_s": None},
     }
     limit = memory_limit if memory_limit is not None else memory.available_memory()
     need_table = TABLE_COPIES * table_bytes
@@ -307,7 +326,7 @@ def measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok:
                           f"{format_bytes(limit)} is available, so this size was skipped")
         return row
 
-    n_tasks = 2 + len(backends) * len(SCHEDULES)
+    n_tasks = 2 + len(backends) * len(schedules_of(row))  # counted again with the hyperplane
     done = [0]
 
     def status(task: str, advance: int = 0) -> None:
@@ -419,11 +438,17 @@ def measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok:
     if pattern is not None:
         pattern_steps = BY_CODE[pattern].steps((rec.shape[0], rec.shape[1]))
     row["pattern_steps"] = pattern_steps
+    hyperplane = None if pattern is not None else _hyperplane(ir, rec.shape, analysis)
+    if hyperplane is not None:
+        row["hyperplane"] = list(hyperplane.pi)
+        row["hyperplane_steps"] = hyperplane.steps(rec.shape)
+    schedules = schedules_of(row)
+    n_tasks = 2 + len(backends) * len(schedules)
     done[0] += 1
     plan = Plan(rec, ir, None if regions is None else tuple(regions),
                 None if patterns is None else tuple(patterns), pattern, sweep, reference,
                 analysis, "trace" if analysis is not None else "checked sweep", 0.0,
-                cell_s=cell_s)
+                cell_s=cell_s, hyperplane=hyperplane)
     ctx = _Ctx(plan, why_no_trace)
 
     # 3. the fills
@@ -431,15 +456,15 @@ def measure_row(rec: Recurrence, size: int | None, backends: list[str], cuda_ok:
     for b in backends:
         if b == "cuda" and not cuda_ok:
             fills[b] = {"unavailable": cuda_why}
-            done[0] += len(SCHEDULES)
+            done[0] += len(schedules)
             continue
         if b == "python" and cells > python_max_cells:
             fills[b] = {"skipped": f"the python backend runs only up to {python_max_cells:,} "
                                    f"cells (this size has {cells:,})"}
-            done[0] += len(SCHEDULES)
+            done[0] += len(schedules)
             continue
         entry: dict[str, Any] = {}
-        for s in SCHEDULES:
+        for s in schedules:
             why = _unavailable(ctx, b, s)
             if not why:
                 status(f"{b} {s} fill")
@@ -475,25 +500,27 @@ def choose_primary(backends: list[str], cuda_ok: bool, cuda_why: str) -> tuple[s
 
 
 def fill_summary(row: dict[str, Any], pref: list[str]) -> None:
-    """Top-level fill times: the first backend of ``pref`` that filled the pattern or the
-    stages at this size (so a backend that failed here gives way to the next)."""
+    """Top-level fill times: the first backend of ``pref`` that filled the pattern, the
+    hyperplane or the stages at this size (so a backend that failed here gives way to the
+    next)."""
     f = row["fill"]
+    parallel = ("pattern_s", "hyperplane_s", "stages_s")
     primary = next((b for b in pref if isinstance(f.get(b), dict)
-                    and (f[b].get("pattern_s") is not None or f[b].get("stages_s") is not None)),
+                    and any(f[b].get(key) is not None for key in parallel)),
                    pref[0] if pref else None)
     p = f.get(primary, {}) if primary else {}
     f["backend"] = primary
-    f["pattern_s"] = p.get("pattern_s")
-    f["stages_s"] = p.get("stages_s")
+    for key in parallel:
+        f[key] = p.get(key)
     seq_b = next((b for b in ("cpu", "python") if f.get(b, {}).get("sequential_s") is not None),
                  None)
     f["sequential_backend"] = seq_b
     f["sequential_s"] = f[seq_b]["sequential_s"] if seq_b else None
     if primary and pref and primary != pref[0]:
-        row["notes"].append(f"top-level fill times are on {primary}: {pref[0]} filled neither "
-                            "the pattern nor the stages at this size")
+        row["notes"].append(f"top-level fill times are on {primary}: {pref[0]} filled none of "
+                            "the pattern, the hyperplane and the stages at this size")
     if primary == "cuda":
-        pat = p.get("pattern", {})
+        pat = p.get("hyperplane" if row.get("hyperplane") else "pattern", {})
         f["h2d_s"], f["d2h_s"] = pat.get("h2d_s"), pat.get("d2h_s")
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from depgraph.views.files import atomic_write
 from depgraph.views.report_data import (
+    ALL_SCHEDULES,
     BACKEND_ORDER,
-    SCHEDULES,
     Report,
     bytes_text,
     seconds_text,
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["write_plots", "time_figure", "speedup_figure", "overhead_figure", "measured_rows"]
 
 DPI = 130
-COLOURS = {"sequential": "#4C72B0", "pattern": "#55A868", "stages": "#DD8452",
+COLOURS = {"sequential": "#4C72B0", "pattern": "#55A868", "hyperplane": "#937860",
+           "stages": "#DD8452",
            "overhead": "#444444", "graph_path": "#C44E52",
            "trace": "#8172B3", "graph": "#64B5CD", "alg1": "#CCB974"}
 STYLES = {"cpu": ("-", "o"), "cuda": ("--", "s"), "python": (":", "^")}
@@ -60,7 +61,7 @@ def _series(rep: Report) -> list[dict[str, Any]]:
     out = []
     rows = measured_rows(rep)
     for b in BACKEND_ORDER:
-        for s in SCHEDULES:
+        for s in ALL_SCHEDULES:
             pts = []
             for r in rows:
                 e = r["fill"].get(b, {}).get(s, {})
@@ -335,7 +336,10 @@ def overhead_figure(rep: Report) -> Figure:
               (f"sequential ({rows[0]['fill'].get('sequential_backend') or '–'})",
                COLOURS["sequential"], lambda r: r["fill"].get("sequential_s")),
               (f"pattern ({rep.primary})", COLOURS["pattern"], lambda r: r["fill"].get("pattern_s")),
+              (f"hyperplane ({rep.primary})", COLOURS["hyperplane"],
+               lambda r: r["fill"].get("hyperplane_s")),
               (f"stage fill ({rep.primary})", COLOURS["stages"], lambda r: r["fill"].get("stages_s"))]
+    groups = [g for g in groups if any(g[2](r) for r in rows)]  # no empty legend entries
     w = 0.8 / len(groups)
     for k, (label, col, get) in enumerate(groups):
         vals = [get(r) for r in rows]
