@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Hyperplane", "HyperplaneSource", "LIMITS", "find", "legal", "step_source",
-           "breaking_read", "Shear", "shear", "slab"]
+           "breaking_read", "Shear", "shear", "slab", "linear_source"]
 
 #: Largest ``|pi_k|`` :func:`find` tries, by number of dimensions (more dimensions, more
 #: candidate vectors: ``(2 L + 1) ** k``).
@@ -385,6 +385,47 @@ class Shear:
         """A read offset in the sheared coordinates."""
         return tuple(int(np.dot(r, d)) for r in self.rows)
 
+    def sides_source(self, table: str) -> tuple[str, ...]:
+        """The original table's sides as source, from the shape of the sheared table
+        ``table``, so generated code that needs them serves every size: each side of
+        the box is the span of its coordinate, ``box_k - 1 = sum_j |U_kj| (n_j - 1)``,
+        and the matrix ``|U|`` has an integer inverse too (its determinant is +-1, as
+        ``U``'s is: in 2-D, ``a d`` and ``b c`` never have opposite signs when
+        ``a d - b c = +-1``, so ``|a d| - |b c| = +-1``; a slab's ``|U|`` is the
+        identity but for the step's row, whose entry on the solved axis is 1).
+
+        Examples
+        --------
+        >>> s = shear([(-1, 1), (0, -1)], (3, 4))
+        >>> s.box, s.sides_source("S")
+        ((3, 6), ('S.shape[0]', 'S.shape[1] + 1 - S.shape[0]'))
+        >>> slab(Hyperplane((1, 2, 1)), (3, 4, 5)).sides_source("M")[0]
+        'M.shape[0] + 3 - 2 * M.shape[1] - M.shape[2]'
+        """
+        spans = np.abs(np.array(self.rows, dtype=np.int64))
+        back = np.rint(np.linalg.inv(spans)).astype(np.int64)
+        assert (back @ spans == np.eye(len(spans), dtype=np.int64)).all()  # the docstring's
+        names = [f"{table}.shape[{k}]" for k in range(len(spans))]
+        return tuple(linear_source(row, names, 1 - int(row.sum())) for row in back)
+
+    def shift_source(self, sides: Sequence[str]) -> tuple[str, ...] | None:
+        """The shift ``c`` as source (one expression a coordinate) from the original
+        table's sides given as source (``n.shape[k]``, or :meth:`sides_source`): the
+        least of each coordinate over the table is ``-sum_j max(-U_kj, 0) (n_j - 1)``;
+        ``None`` where ``U`` has no negative entry (the shift is 0 at every size).
+
+        Examples
+        --------
+        >>> shear([(-1, 1), (0, -1)], (3, 4)).shift_source(["n0", "n1"]) is None
+        True
+        >>> slab(Hyperplane((1, -2)), (3, 4)).shift_source(["n0", "n1"])
+        ('2 * (n1 - 1)', '0')
+        """
+        if min(min(row) for row in self.rows) >= 0:
+            return None
+        return tuple(" + ".join(f"{-u} * ({n} - 1)" for u, n in zip(row, sides) if u < 0) or "0"
+                     for row in self.rows)
+
 
 def _inverse2(r1: Sequence[int], r2: Sequence[int]) -> tuple[tuple[int, ...], ...]:
     """The inverse of the 2 x 2 integer matrix of rows ``r1``, ``r2`` (determinant +-1)."""
@@ -456,3 +497,21 @@ def slab(hyperplane: Hyperplane, shape: Sequence[int]) -> Shear | None:
                if k != solved else tuple(back) for k in range(len(pi))]
     return Shear((tuple(pi), *units), tuple(inverse), (-hyperplane.first(shape),) + (0,) * len(others),
                  (hyperplane.span(shape), *(shape[o] for o in others)), "slab")
+
+
+def linear_source(coefficients: Sequence[int], names: Sequence[str], const: int) -> str:
+    """``sum(c * name) + const`` as plain source, its added terms first (no unary minus,
+    which the cell IR would not read as an expression of the indices).
+
+    Examples
+    --------
+    >>> p = ["_dg_p", "_dg_q"]
+    >>> linear_source((1, 0), p, 0), linear_source((-1, 1), p, 0)
+    ('_dg_p', '_dg_q - _dg_p')
+    >>> linear_source((2, -1), p, -3), linear_source((-1, 0), p, 0)
+    ('2 * _dg_p - _dg_q - 3', '0 - _dg_p')
+    """
+    terms = [(k, (f"{abs(k)} * {name}" if abs(k) != 1 else name) if name else str(abs(k)))
+             for k, name in (*zip(coefficients, names), (const, "")) if k]
+    added = [text for k, text in terms if k > 0] or ["0"]
+    return " - ".join([" + ".join(added)] + [text for k, text in terms if k < 0])

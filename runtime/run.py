@@ -428,8 +428,7 @@ def _slab_fill(sheared: Recurrence, plan: Plan, sh: Any) -> DeviceFill:
     slab and of a cell of the original table."""
     ir = cell_ir(sheared)
     first = Hyperplane((1,) + (0,) * (sheared.ndim - 1))
-    checks = Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi,
-                    (sh.inverse, sh.shift, plan.recurrence.shape))
+    checks = Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi, sh)
     res = _hyperplane_steps(sheared, ir, first, False, checks, light(plan))
     if res.checks is not None and res.checks[0]:
         raise _ChecksFailed()

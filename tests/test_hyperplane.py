@@ -1,6 +1,7 @@
 """Hyperplane geometry (patterns/hyperplane.py) against brute force."""
 
 import itertools
+import types
 
 import numpy as np
 import pytest
@@ -125,6 +126,15 @@ def test_breaking_read_names_an_unknown_axis():
     assert breaking_read((1, 0), [(-1, None)]) is None
 
 
+def _sides_and_shift(sh):
+    """The original table's sides and the shift as generated code computes them from the
+    shape of the sheared table alone (:meth:`Shear.sides_source`, :meth:`Shear.shift_source`)."""
+    ns = {"S": types.SimpleNamespace(shape=sh.box)}
+    sides = sh.sides_source("S")
+    shift = sh.shift_source(sides) or ("0",) * len(sides)
+    return tuple(eval(t, ns) for t in sides), tuple(eval(t, ns) for t in shift)
+
+
 def test_shear_puts_every_read_up_or_left_and_inverts():
     from patterns.hyperplane import shear
 
@@ -149,6 +159,7 @@ def test_shear_puts_every_read_up_or_left_and_inverts():
         assert min(p for p, _ in frame) == 0 and min(q for _, q in frame) == 0
         assert max(p for p, _ in frame) == sh.box[0] - 1 and max(q for _, q in frame) == sh.box[1] - 1
         assert all(sh.from_frame(sh.to_frame(x)) == x for x in np.ndindex(*shape))
+        assert _sides_and_shift(sh) == (shape, sh.shift)
     assert found > 100
 
 
@@ -164,4 +175,5 @@ def test_a_slab_shear_makes_each_step_a_slab_and_inverts(pi):
         assert y[0] == h.step_of(np.array([x]), shape)[0]
         assert all(0 <= v < n for v, n in zip(y, sh.box))
         assert sh.from_frame(y) == x
+    assert _sides_and_shift(sh) == (shape, sh.shift)
     assert slab(Hyperplane((2, 3)), (4, 4)) is None

@@ -4,6 +4,7 @@ redirected, argument loads taken out."""
 import inspect
 
 import numpy as np
+import pytest
 
 from depgraph.frontend.ir import read_cell
 from depgraph.frontend.source import function_namespace
@@ -128,18 +129,19 @@ def test_a_hyperplane_read_passes_exactly_the_reads_in_the_table_on_earlier_hype
                 assert (ck[0] == 0) == (inside and earlier)
 
 
-def test_a_read_of_a_sheared_table_passes_only_cells_of_the_original_one():
+@pytest.mark.parametrize("pi, shape", [((1, 1, 1), (3, 2, 3)), ((1, -2, 1), (2, 3, 2)),
+                                       ((-1, 1, 0), (1, 3, 4))])
+def test_a_read_of_a_sheared_table_passes_only_cells_of_the_original_one(pi, shape):
     import itertools
 
     from patterns.hyperplane import Hyperplane, slab
     from runtime.backends.rewrite import hyperplane_read_source
 
-    shape = (3, 2, 3)
-    sh = slab(Hyperplane((1, 1, 1)), shape)
+    sh = slab(Hyperplane(pi), shape)
     M = np.zeros(sh.box)
     ns: dict = {}
-    exec(hyperplane_read_source((1, 0, 0), "M[a0, a1, a2]", 0, (sh.inverse, sh.shift, shape)),
-         ns)
+    source = hyperplane_read_source((1, 0, 0), "M[a0, a1, a2]", 0, sh)
+    exec(source, ns)
     for x in itertools.product(*(range(n) for n in sh.box)):
         for a in itertools.product(*(range(-1, n + 1) for n in sh.box)):
             ck = [0]
@@ -147,3 +149,6 @@ def test_a_read_of_a_sheared_table_passes_only_cells_of_the_original_one():
             in_box = all(0 <= k < n for k, n in zip(a, sh.box))
             original = all(0 <= k < n for k, n in zip(sh.from_frame(a), shape))
             assert (ck[0] == 0) == (in_box and original and a[0] < x[0])
+    # the original table's sides and the shift come from M's shape: one read for every size
+    larger = slab(Hyperplane(pi), tuple(n + 2 for n in shape))
+    assert hyperplane_read_source((1, 0, 0), "M[a0, a1, a2]", 0, larger) == source

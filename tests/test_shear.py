@@ -13,6 +13,7 @@ from depgraph.errors import OutOfBoundsError
 from depgraph.analysis.certify import Certificate, certificate
 from patterns import select
 from patterns.hyperplane import find, shear
+from runtime.backends.cache import cell_digest
 from runtime.backends.shear import sheared_recurrence, unshear
 
 TEMPLATE = """
@@ -68,14 +69,43 @@ def test_a_sheared_fill_equals_the_reference(write_rec, reads, shape):
     same(r.table, reference)
 
 
-def test_the_sheared_fill_on_the_simulator_and_in_floats(write_rec):
-    reads = [(-1, 1), (0, -1)]
+@pytest.mark.parametrize("reads", [[(-1, 1), (0, -1)],
+                                   [(-1, -1), (0, 1)]])  # U has a negative entry: a shift
+def test_the_sheared_fill_on_the_simulator_and_in_floats(write_rec, reads):
     rec = load(write_rec(_source(reads, 7, 9, "np.float64")))
     reference = analyze(rec).table
     for backend in ("cuda", "cpu"):
         r = fill(rec, backend=backend, schedule="hyperplane", verify=True)
         assert any("sheared" in n for n in r.notes), r.notes
         same(r.table, reference)
+
+
+def test_every_size_of_a_shear_shares_its_sheared_source_and_kernels():
+    # the original sides are arguments of the sheared cell, not literals in it, so the
+    # kernels (kept under the digest of what the cell function is) serve every size
+    import skew
+
+    made = []
+    for n in (4, 7):
+        rec = skew.skew(n)
+        ir = cell_ir(rec)
+        sheared = sheared_recurrence(rec, ir, shear(ir.read_offsets(), rec.shape))
+        assert sheared.args[:2] == rec.shape and sheared.args[2] is rec.args[0]
+        made.append((cell_ir(sheared).source, cell_digest(sheared.func)))
+    assert made[0] == made[1]
+    assert "_dg_n1" in made[0][0] and "M.shape" not in made[0][0]
+
+
+@pytest.mark.parametrize("shape", [(1, 6), (6, 1), (4, 5), (7, 8), (8, 3)])
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_the_skew_example_sheared_equals_its_reference(shape, backend):
+    import skew
+
+    rewards = np.random.default_rng(sum(shape)).integers(-9, 10, shape).astype(np.int32)
+    r = fill(skew.make_skew(rewards), backend=backend, schedule="hyperplane", verify=True)
+    same(r.table, skew.reference(rewards))
+    assert r.verified == "equals the sequential reference exactly"
+    assert any(n.startswith("kernel: sheared") for n in r.notes), r.notes
 
 
 def test_a_fill_whose_reads_are_not_proven_takes_the_checked_steps(write_rec):
@@ -108,9 +138,16 @@ def test_a_k_dimensional_table_on_the_gpu_is_filled_by_its_slabs():
             return 1
         return M[i - 1, j, k + 1] + M[i, j - 1, k]  # k + 1 leaves the table at k = 5
 
-    r = fill(ok, backend="cuda", verify=True)
-    assert (r.schedule, r.pi) == ("hyperplane", (1, 1, 0)) and r.verified
-    assert any("filled by its slabs" in n for n in r.notes), r.notes
+    @recurrence(shape=(4, 5, 3), dtype=np.int64)
+    def back(M, i, j, k):  # pi = (-1, 1, 0): the slabs shifted by the table's first side
+        if i == M.shape[0] - 1 or j == 0:
+            return 1 + k
+        return (M[i + 1, j, k] + 2 * M[i, j - 1, k] + k) % 1009
+
+    for rec, pi in ((ok, (1, 1, 0)), (back, (-1, 1, 0))):
+        r = fill(rec, backend="cuda", verify=True)
+        assert (r.schedule, r.pi) == ("hyperplane", pi) and r.verified
+        assert any("filled by its slabs" in n for n in r.notes), r.notes
     # the read past the table lands on a cell of the sheared table no cell of the table
     # is: the slab fill's own check catches it, and the sweep names it
     with pytest.raises(OutOfBoundsError, match=r"cell \(1, 1, 5\) reads \(0, 1, 6\)"):

@@ -26,6 +26,7 @@ from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
 from patterns import REGION_CODE
+from patterns.hyperplane import Shear
 
 __all__ = ["rewrite_reads", "guarded_read_source", "OffsetReads", "hyperplane_read_source",
            "CHECK", "KEPT", "NARROW"]
@@ -335,17 +336,19 @@ class OffsetReads:
 
 
 def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
-                           frame: tuple[Any, Any, Sequence[int]] | None = None,
+                           frame: Shear | None = None,
                            offsets: Sequence[int | None] | None = None) -> str:
     """Source of a read ``read(M, ck, x0, x1, ..., a0, a1, ...)`` of a table of
     ``len(pi)`` dimensions by cell ``x`` that guards itself, for a fill by the hyperplane
     ``pi`` (:mod:`patterns.hyperplane`) that checks its own reads: a read outside the
     table, or of a cell not on an earlier hyperplane (``pi . (a - x) > -1``), sets
     ``ck[flag]`` and reads the first cell instead (the fill is then not used); any other
-    read is ``load`` (over ``a0, a1, ...``).  With ``frame = (inverse, shift, shape)``,
-    ``M`` is a sheared table (:class:`patterns.hyperplane.Shear`): a read whose cell of
-    the original table, ``inverse (a - shift)``, is outside that table's ``shape`` fails
-    too (a cell of the sheared table no cell of the original one is).  Along an axis
+    read is ``load`` (over ``a0, a1, ...``).  With ``frame``, a
+    :class:`patterns.hyperplane.Shear`, ``M`` is the table it shears to: a read whose
+    cell of the original table, ``inverse (a - shift)``, is outside that table fails too
+    (a cell of the sheared table no cell of the original one is); the original sides
+    and the shift are computed from ``M``'s shape, so the read is the same at every
+    size.  Along an axis
     where the read's offset from the cell is a known constant (``offsets``, ``None``
     where not; for a cell function that does not reassign its indices), only the
     table's edge on the offset's side is tested, and with every offset known the order
@@ -370,9 +373,10 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
               else f"a{k} < 0" if d < 0 else f"a{k} >= M.shape[{k}]"
               for k, d in enumerate(known) if d != 0]
     if frame is not None:
-        inverse, shift, shape = frame
-        for row, n in zip(inverse, shape):
-            at = " + ".join(f"{u} * (a{k} - {c})" for k, (u, c) in enumerate(zip(row, shift))
+        sides = frame.sides_source("M")
+        shift = frame.shift_source(sides) or ("0",) * ndim
+        for row, n in zip(frame.inverse, sides):
+            at = " + ".join(f"{u} * (a{k} - ({c}))" for k, (u, c) in enumerate(zip(row, shift))
                             if u) or "0"
             bounds.append(f"not 0 <= {at} < {n}")
     if None in known:

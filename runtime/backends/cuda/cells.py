@@ -24,6 +24,7 @@ from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import Narrowing
 from depgraph.frontend.source import Position, SourceUnavailable, function_namespace
 from depgraph.model import Recurrence
+from patterns.hyperplane import Shear
 from runtime.backends.cache import CACHE
 from runtime.backends.cuda.device import (
     coherent_names,
@@ -267,7 +268,7 @@ class Checks:
     allowed: tuple[str, ...]
     bounds: tuple[int, int] | None
     order: tuple[int, ...] | None = None
-    frame: tuple[Any, Any, tuple[int, ...]] | None = None
+    frame: Shear | None = None
 
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:

@@ -196,6 +196,8 @@ def _slab_gather_source(sh: Shear, ndim: int) -> str | None:
     named = {s: "xs", last: "xl"}
     at_table = ", ".join(named.get(k, f"x{k}") for k in range(ndim))
     at_sheared = ", ".join(["y0"] + [named.get(k, f"x{k}") for k in others])
+    # the step's shift from the table's sides, so the gather is the same at every size
+    shift = (sh.shift_source([f"n{k}" for k in range(ndim)]) or ("0",))[0]
     e = Emitter()
     with e.block("def unshear(M, S)"):
         e(*(f"n{k} = M.shape[{k}]" for k in range(ndim)),
@@ -208,7 +210,7 @@ def _slab_gather_source(sh: Shear, ndim: int) -> str | None:
             for k in reversed(outer):
                 e(f"x{k} = r % n{k}", f"r = r // n{k}")
             e(f"A = js * {side}", f"B = jl * {side}",
-              "K = " + " + ".join([str(sh.shift[0])] + [f"{pi[k]} * x{k}" for k in outer]),
+              "K = " + " + ".join([f"({shift})"] + [f"{pi[k]} * x{k}" for k in outer]),
               f"low = K + min({pi[s]} * A, {pi[s]} * (A + {side - 1})) + "
               f"min({pi[last]} * B, {pi[last]} * (B + {side - 1}))")
             # the sheared table's rows the tile needs in, then the table's rows out
