@@ -394,11 +394,14 @@ def _sheared(rec: Recurrence, backend: str, plan: Plan, copy_back: bool,
     pattern kernels (NOSE), a k-D table's on the GPU by its slabs (each step contiguous),
     each read checked to be of a cell of the table; ``None`` where the plan takes no
     shear (:func:`runtime.schedule.plan.shear_of`); ``_ChecksFailed`` when a check
-    failed."""
+    failed; on the GPU, ``TooLargeError`` before any work when the sheared table and
+    the table gathered from it do not fit its free memory."""
     sh = shear_of(plan, backend)
     if sh is None:
         return None
     assert plan.hyperplane is not None  # shear_of checked it
+    if backend == "cuda":  # the sheared table is larger than the table, and both are held
+        hyperplanes.check_sheared_fits(rec, sh)
     sheared = sheared_recurrence(rec, plan.ir, sh)
     if sh.frame == "NOSE":
         inner = _fill(sheared, backend, "auto", False, False, None, progress)

@@ -3,18 +3,22 @@ filled as NOSE on its sheared table, against the sequential reference, on random
 at constant offsets, tables of odd shapes, and the CPU and the CUDA simulator."""
 
 import itertools
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sources import UNPROVEN_SKEW, same
 
 from depgraph import analyze, cell_ir, fill, load, recurrence
-from depgraph.errors import OutOfBoundsError
+from depgraph.errors import OutOfBoundsError, TooLargeError
 from depgraph.analysis.certify import Certificate, certificate
 from patterns import select
 from patterns.hyperplane import find, shear
 from runtime.backends.cache import cell_digest
 from runtime.backends.shear import sheared_recurrence, unshear
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TEMPLATE = """
 W = np.arange({n} * {m}, dtype={dtype}).reshape({n}, {m}) % 11
@@ -152,3 +156,35 @@ def test_a_k_dimensional_table_on_the_gpu_is_filled_by_its_slabs():
     # is: the slab fill's own check catches it, and the sweep names it
     with pytest.raises(OutOfBoundsError, match=r"cell \(1, 1, 5\) reads \(0, 1, 6\)"):
         fill(leak, backend="cuda")
+
+
+def test_a_sheared_gpu_fill_larger_than_the_free_device_memory_says_so(monkeypatch, capsys):
+    # skew at n = 8: the table and its args (288 B each) fit in 800 B, the sheared table
+    # (8 x 16, 512 B) and the table gathered from it with them do not; refused before
+    # any work, and the fill that takes no shear still runs in the same memory
+    import skew
+
+    from depgraph.cli import main
+    from runtime import run
+    from runtime.backends.cuda import device
+    from runtime.schedule.plan import in_fill_plan
+
+    monkeypatch.setattr(device, "free_memory", lambda: 800.0)
+    rec = skew.skew(8)
+
+    def started(*args):
+        raise AssertionError("the sheared fill started")
+
+    monkeypatch.setattr(run, "sheared_recurrence", started)
+    with pytest.raises(TooLargeError, match=re.escape(
+            "the GPU fill needs 1.1 kB on the device (the sheared (8, 16) int32 table 0.5 kB, "
+            "the (8, 9) int32 table gathered from it 0.3 kB, args and schedule 0.3 kB), more "
+            "than the 0.8 kB free; fill on the CPU (backend='cpu')")):
+        fill(rec, backend="cuda", schedule="hyperplane")
+    plain = fill(rec, backend="cuda", schedule="hyperplane", plan=in_fill_plan(rec, cell_ir(rec)),
+                 verify=True)
+    assert plain.verified and not any("sheared" in n for n in plain.notes)
+    assert main(["run", str(ROOT / "examples" / "skew.py"), "--size", "8", "--backend",
+                 "cuda"]) == 1
+    err = capsys.readouterr().err
+    assert "the sheared (8, 16) int32 table 0.5 kB" in err and "Traceback" not in err

@@ -9,7 +9,9 @@ sizes, no speed, no types).
 - The table is allocated on the device (no copy in: every cell is written by the fill);
   the args are copied in once; the table is copied back only when asked.
 - Before anything is allocated, what a fill puts on the device (table, args, schedule) is
-  checked against the device's free memory (``TooLargeError``, not a CUDA error).
+  checked against the device's free memory (``TooLargeError``, not a CUDA error):
+  :func:`check_fits`, which a sheared fill also asks about its sheared table and the
+  table gathered from it (:func:`runtime.backends.cuda.hyperplanes.check_sheared_fits`).
 - Generated kernels (:class:`runtime.backends.emit.Emitter`) are compiled by
   :func:`compile_kernel` and cached under the digest of their source and names.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +44,8 @@ from runtime.backends.cache import CACHE
 from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
 __all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches", "launcher",
-           "multiprocessors", "sms", "max_blocks", "free_memory", "run", "compile_kernel",
+           "multiprocessors", "sms", "max_blocks", "free_memory", "check_fits", "run",
+           "compile_kernel",
            "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
            "THREADS"]
 
@@ -315,23 +318,31 @@ def free_memory() -> float:
     return float(require().current_context().get_memory_info().free)
 
 
-def _check_fits(rec: Recurrence, shape: tuple[int, ...], schedule: tuple[np.ndarray, ...]) -> None:
-    """``TooLargeError`` unless the table of ``shape`` (the recurrence's, or a score's
-    window), the args and the ``schedule`` arrays fit in the device's free memory: a fill
-    that would not fit says so and what to run instead, rather than failing in a CUDA
-    allocation."""
-    table = math.prod(shape) * np.dtype(rec.dtype).itemsize
+def check_fits(rec: Recurrence, tables: Sequence[tuple[str, tuple[int, ...]]],
+               schedule: tuple[np.ndarray, ...] = (), score: bool = False) -> None:
+    """``TooLargeError`` unless ``tables`` (what each is, in words, and its shape; cells
+    of ``rec``'s dtype), the args and the ``schedule`` arrays fit in the device's free
+    memory at once: a fill (or, with ``score``, a score) that would not fit says so and
+    what to run instead, rather than failing in a CUDA allocation.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> rec = recurrence(shape=(300, 400), dtype=np.int64)(lambda M, i, j: 0)
+    >>> check_fits(rec, [("the (300, 400) int64 table", (300, 400))])  # the simulator: room
+    """
+    itemsize = np.dtype(rec.dtype).itemsize
+    held = [(what, math.prod(shape) * itemsize) for what, shape in tables]
     rest = sum(a.nbytes for a in (*rec.args, *schedule) if isinstance(a, np.ndarray))
+    need = sum(size for _, size in held) + rest
     free = free_memory()
-    if table + rest > free:
-        whole = tuple(shape) == rec.shape
-        cells = (f"the {shape} {np.dtype(rec.dtype)} table" if whole else "the cells it keeps")
+    if need > free:
+        parts = "".join(f"{what} {format_bytes(size)}, " for what, size in held)
         raise TooLargeError(
-            f"the GPU {'fill' if whole else 'score'} needs {format_bytes(table + rest)} on the "
-            f"device ({cells} {format_bytes(table)}, args and schedule {format_bytes(rest)}), "
-            f"more than the {format_bytes(free)} free; fill on the CPU "
-            f"({setting('backend', 'cpu')})"
-            + (f" or keep only the score ({setting('score', True)})" if whole else ""))
+            f"the GPU {'score' if score else 'fill'} needs {format_bytes(need)} on the "
+            f"device ({parts}args and schedule {format_bytes(rest)}), more than the "
+            f"{format_bytes(free)} free; fill on the CPU ({setting('backend', 'cpu')})"
+            + ("" if score else f" or keep only the score ({setting('score', True)})"))
 
 
 def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
@@ -346,7 +357,10 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
     which a checked cell sets when a check fails
     (:func:`runtime.backends.cuda.cells.checked_cell`), returned as ``DeviceFill.checks``."""
     cuda = require()
-    _check_fits(rec, rec.shape if shape is None else shape, schedule)
+    if shape is None or tuple(shape) == rec.shape:
+        check_fits(rec, [(f"the {rec.shape} {np.dtype(rec.dtype)} table", rec.shape)], schedule)
+    else:
+        check_fits(rec, [("the cells it keeps", shape)], schedule, score=True)
     t0 = time.perf_counter()
     dargs = tuple(cuda.to_device(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                   for a in rec.args)

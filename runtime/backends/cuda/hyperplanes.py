@@ -33,6 +33,7 @@ from runtime.backends.cuda.device import (
     THREADS,
     DeviceFill,
     Launches,
+    check_fits,
     compile_for,
     compile_kernel,
     cooperative_blocks,
@@ -44,7 +45,7 @@ from runtime.backends.cuda.device import (
 from runtime.backends.emit import Emitter, arg_tail
 
 __all__ = ["hyperplane_fill", "hyperplane_step_source", "step_threads", "unshear_fill",
-           "GATHER_TILE"]
+           "check_sheared_fits", "GATHER_TILE"]
 
 
 def hyperplane_step_source(pi: tuple[int, ...], nargs: int) -> str:
@@ -228,6 +229,25 @@ def _slab_gather_source(sh: Shear, ndim: int) -> str | None:
                 e("cuda.syncthreads()")
             e("b += cuda.gridDim.x")
     return e.source
+
+
+def check_sheared_fits(rec: Recurrence, sh: Shear) -> None:
+    """``TooLargeError`` before any work unless a fill of ``rec`` on its table sheared by
+    ``sh`` fits the device's free memory: the sheared table (``sh.box``, larger than the
+    table) and the table :func:`unshear_fill` gathers from it are both on the device
+    while the gather runs, with the args the sheared fill copied in (freed by then only
+    as numba's deferred deallocation allows).
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> from patterns.hyperplane import shear
+    >>> rec = recurrence(shape=(30, 40), dtype=np.int32)(lambda M, i, j: 0)
+    >>> check_sheared_fits(rec, shear([(-1, 1), (0, -1)], rec.shape))  # the simulator: room
+    """
+    dtype = np.dtype(rec.dtype)
+    check_fits(rec, [(f"the sheared {sh.box} {dtype} table", sh.box),
+                     (f"the {rec.shape} {dtype} table gathered from it", rec.shape)])
 
 
 def unshear_fill(rec: Recurrence, sheared: Any, sh: Shear, copy_back: bool
