@@ -235,6 +235,16 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
     return phases
 
 
+def _release_gpu(args: argparse.Namespace) -> dict[str, float]:
+    """The ``release_s`` phase of a command whose process ends with it (``args.ending``)
+    and that opened a GPU: handing the GPU back before the output
+    (:func:`runtime.backends.cuda.device.release`), which the process's exit would
+    otherwise do after it, untimed; nothing otherwise."""
+    device = sys.modules.get("runtime.backends.cuda.device")  # imported by a GPU's use
+    seconds = device.release() if args.ending and device is not None else None
+    return {} if seconds is None else {"release_s": seconds}
+
+
 def _solution_request(args: argparse.Namespace) -> Path | None:
     """``--solution``'s options checked before any work (``UsageError``), and the path
     ``--solution-out`` writes."""
@@ -279,6 +289,7 @@ def _run(args: argparse.Namespace) -> int:
     if solution_out and found:
         _write_solution(solution_out, found)
     t3 = time.perf_counter()
+    released = _release_gpu(args)
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "answer": rec.target is not None, "output": args.output,
             **({"solution": found.to_json(), "solution_summary": found.summary()}
@@ -286,7 +297,7 @@ def _run(args: argparse.Namespace) -> int:
             "phases": _phases(start, t0, t1 - t0, {
                 "plan_s": res.plan_s, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
                 "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1 - res.solution_s,
-                t3 - t2, **({"solution_s": res.solution_s} if found else {}))}
+                t3 - t2, **({"solution_s": res.solution_s} if found else {}), **released)}
     if found and found.note:
         data["notes"].append(found.note)
     print(json.dumps(data) if args.json else format_run(data))
@@ -320,8 +331,10 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
               "check_s": res.check_s, "compute_s": res.compute_s,
               **({"refill_s": res.recovery.refill_s, "walk_s": res.recovery.walk_s}
                  if res.recovery else {})}
+    t5 = time.perf_counter()
+    released = _release_gpu(args)
     phases = _phases(started[0], started[1], started[2], listed, t3 - t1, t4 - t3,
-                     verify_s=time.perf_counter() - t4 if args.verify else None)
+                     verify_s=t5 - t4 if args.verify else None, **released)
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
@@ -687,10 +700,13 @@ def _on_worker(handler: Callable[[argparse.Namespace], int], args: argparse.Name
     return int(value)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status."""
+def main(argv: Sequence[str] | None = None, ending: bool = False) -> int:
+    """Run the CLI; returns the exit status.  ``ending``: the process ends with the
+    command (:func:`entry`), so ``run`` hands the GPU back before its output, timed as
+    a phase (:func:`_release_gpu`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.ending = ending
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return _on_worker(handler, args)
@@ -714,7 +730,7 @@ def entry() -> None:
     """Console-script entry point.  It leaves as soon as the output is flushed: an
     interrupted command must not wait for its abandoned worker's fill, and tearing down
     the interpreter (the GPU's context, numba's threads) adds time nobody asked for."""
-    status = main()
+    status = main(ending=True)
     try:
         sys.stdout.flush()
         sys.stderr.flush()

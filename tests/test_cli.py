@@ -538,3 +538,13 @@ def test_a_sum_of_reads_is_said_in_a_note(write_rec, capsys):
     assert "why          solution: 4 cell(s) read several cells" in capsys.readouterr().out
     assert main(["run", path, "--score", "--solution", "--target", "4,2"]) == 0
     assert "why          solution: 4 cell(s) read several cells" in capsys.readouterr().out
+
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_command_ending_its_process_releases_only_a_gpu_it_opened(write_rec, capsys,
+                                                                    backend):
+    # the simulator (cuda here) opens no GPU: nothing to hand back, no release phase
+    assert main(["run", write_rec(LCS), "--backend", backend, "--json"], ending=True) == 0
+    phases = json.loads(capsys.readouterr().out)["phases"]
+    assert "release_s" not in phases and phases["compute_s"] > 0

@@ -320,6 +320,22 @@ def test_a_second_process_loads_its_kernels_and_compiles_none(tmp_path):
     assert int(runs[0].stdout.split()[1]) >= 2  # the first process did compile
 
 
+def test_the_command_hands_the_gpu_back_before_its_output_and_its_phases_add_up():
+    # the driver's teardown (the context, the unified-memory file) is a phase of the
+    # command, not time after its output
+    import json
+    import subprocess
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    r = subprocess.run([sys.executable, "-m", "depgraph", "run", "examples/lcs.py", "--size",
+                        "4096", "--backend", "cuda", "--json"], capture_output=True, text=True,
+                       cwd=root)
+    assert r.returncode == 0, r.stderr[-2000:]
+    phases = json.loads(r.stdout)["phases"]
+    parts = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
+    assert phases["release_s"] > 0 and abs(parts - phases["total_s"]) < 0.05 * phases["total_s"]
+
+
 @pytest.mark.parametrize("path, size, pi", [("examples/skew.py", 4096, (2, 1)),
                                             ("examples/floyd_warshall.py", 256, (1, 0, 0)),
                                             ("examples/lcs3.py", 256, (1, 1, 1))])

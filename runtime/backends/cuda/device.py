@@ -43,7 +43,8 @@ from depgraph.model import Recurrence
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
-__all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launches", "launcher",
+__all__ = ["cuda_module", "simulated", "status", "require", "release", "DeviceFill", "Launches",
+           "launcher",
            "multiprocessors", "sms", "max_blocks", "free_memory", "check_fits", "run",
            "compile_kernel",
            "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
@@ -51,6 +52,10 @@ __all__ = ["cuda_module", "simulated", "status", "require", "DeviceFill", "Launc
 
 #: Threads a block of the launch-per-step and stage fills.
 THREADS = 256
+
+#: The ordinals of the GPUs whose primary context this process has opened (by
+#: :func:`status`), which :func:`release` hands back.
+_opened: set[int] = set()
 
 
 def cuda_module() -> Any:
@@ -80,6 +85,7 @@ def status() -> tuple[bool, str]:
         if not cuda.is_available():
             return False, "no CUDA GPU or driver is usable here (numba.cuda.is_available() is False)"
         dev = cuda.get_current_device()
+        _opened.add(dev.id)
         name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
         return True, f"CUDA GPU {name}"
     except Exception as exc:  # driver errors come in many types
@@ -92,6 +98,41 @@ def require() -> Any:
     if not ok:
         raise BackendUnavailableError(f"{setting('backend', 'cuda')}: {why}")
     return cuda_module()
+
+
+def release() -> float | None:
+    """Hand the GPUs this process opened back to the driver, for a process about to exit:
+    their primary contexts reset (the device's memory freed) and the driver's device
+    files closed; the seconds it took, ``None`` where this process opened no GPU (or the
+    simulator's).  The driver does the same as the process exits, after its last output
+    and outside anything it can time (0.10-0.12 s for an LCS 32768² fill on an H100: the
+    context 0.06 s, the unified-memory file 0.045 s), so a command that reports where its
+    time went releases the GPU itself, first.  No CUDA call works in this process after.
+    A driver error leaves the rest to the exit."""
+    if not _opened:
+        return None
+    from numba.cuda.cudadrv.driver import driver
+
+    t0 = time.perf_counter()
+    try:
+        driver.cuCtxSynchronize()
+        for ordinal in sorted(_opened):
+            driver.cuDevicePrimaryCtxReset(ordinal)
+    except Exception:  # driver errors come in many types; the exit tears down the rest
+        return time.perf_counter() - t0
+    finally:
+        _opened.clear()
+    try:
+        open_files = os.listdir("/proc/self/fd")
+    except OSError:  # not Linux: the exit closes them
+        open_files = []
+    for fd in open_files:
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("/dev/nvidia"):
+                os.close(int(fd))
+        except OSError:  # the listing's own descriptor, gone by now
+            pass
+    return time.perf_counter() - t0
 
 
 def device_cell(rec: Recurrence) -> Any:
