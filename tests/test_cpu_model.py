@@ -45,8 +45,10 @@ def test_a_row_of_one_cell_steps_is_sequential_and_wide_tables_are_parallel():
     rows = predict(COSTS, (1001, 100001), "RUD", 2e-9, 2)
     assert rows["pattern"] == pytest.approx(1001 * (50001 * 2e-9 + 1e-7))
     diag = predict(COSTS, (12001, 12001), "NOSE", 2e-9, 2)
-    assert set(diag) == {"sequential", "tiled"}
+    assert set(diag) == {"sequential", "tiled", "pattern"}
     assert diag["tiled"] == pytest.approx(diag["sequential"] / 2, rel=0.02)
+    # each diagonal's cells a row apart: a cache line a cell
+    assert diag["pattern"] > cpu_model.SCATTERED / 2 * diag["tiled"]
 
 
 def test_auto_picks_by_predicted_time_and_says_why(costs):
@@ -82,14 +84,40 @@ def test_a_core_busy_with_other_work_keeps_the_fill_sequential(costs, monkeypatc
     assert fill(diag, backend="cpu").schedule == ("tiled" if cores > 1 else "sequential")
 
 
-def test_a_cell_with_a_loop_counts_as_several_light_cells(costs):
+def test_a_cell_with_a_loop_counts_as_its_mean_iterations_of_light_cells(costs):
     import matrix_chain
 
-    plan = make_plan(matrix_chain.matrix_chain(200))
+    plan = make_plan(matrix_chain.matrix_chain(60))  # under SAMPLE a side: every cell
+    assert not plan.ir.straight and plan.cell_s is None
+    i, j = np.indices((60, 60))
+    light = 1 + np.maximum(0, j - i - 1).mean()  # range(i + 1, j) at every cell
+    schedule, why = choice.choose_schedule("auto", plan, "cpu")
+    assert f"x {light:.3g}, for its loops' mean iterations" in why
+    assert f"a cell {2e-9 * light * 1e9:.3g} ns" in why
+
+
+def test_a_loop_its_source_does_not_count_is_a_guess_of_light_cells(costs):
+    import integer_knapsack  # while k * w <= c: the data decide the count
+
+    plan = make_plan(integer_knapsack.integer_knapsack(100))
     assert not plan.ir.straight and plan.cell_s is None
     schedule, why = choice.choose_schedule("auto", plan, "cpu")
     assert f"x {cpu_model.LOOP_CELLS}, for its loop" in why
     assert f"a cell {2e-9 * cpu_model.LOOP_CELLS * 1e9:.3g} ns" in why
+
+
+def test_heavy_cells_on_diagonals_split_each_diagonal_light_ones_take_tiles(costs):
+    # a diagonal of tiles holds few tiles: with a heavy cell their imbalance costs more
+    # than a barrier a diagonal; with a light cell the barriers and the scattered cells
+    # of a diagonal cost more than the tiles
+    import matrix_chain
+
+    heavy = make_plan(matrix_chain.matrix_chain(1024))
+    assert choice.choose_schedule("auto", heavy, "cpu")[0] == "pattern"
+    light = make_plan(make_stencil(np.array([[-1, 0], [0, -1]]), (2000, 2000), 1))
+    assert choice.choose_schedule("auto", light, "cpu")[0] == "tiled"
+    r = fill(matrix_chain.matrix_chain(300), backend="cpu", verify=True)
+    assert r.schedule == "pattern" and r.verified
 
 
 def test_without_a_pattern_auto_weighs_the_hyperplanes_against_the_sequential_fill(costs):

@@ -29,6 +29,7 @@ from runtime.backends.cpu import TILE as CPU_TILE
 from runtime.backends.cpu import barrier_threads
 from runtime.backends.cuda import device
 from runtime.schedule import cpu_model
+from runtime.schedule.loop_trips import mean_iterations
 from runtime.schedule.plan import Plan, shear_of
 
 __all__ = ["BACKENDS", "SCHEDULES", "TILE", "TILE_MAX_CELL_S", "resolve_backend",
@@ -160,15 +161,21 @@ def _crowded(threads: int) -> str:
 
 def _cell_cost(plan: Plan, threads: int) -> tuple[cpu_model.CpuCosts, float, str]:
     """This machine's CPU costs on ``threads`` threads, the seconds of ``plan``'s cell
-    (its planning sweep's measure, else the light cell's, times ``LOOP_CELLS`` for a cell
-    with a loop), and the words saying which."""
+    (its planning sweep's measure, else the light cell's, for a cell with a loop times
+    one more than its mean iterations where the source fixes them, else ``LOOP_CELLS``),
+    and the words saying which."""
     costs = cpu_model.calibration(threads)
-    measured = plan.cell_s is not None
-    cell = plan.cell_s if measured else costs.cell_s * (
-        1 if plan.ir.straight else cpu_model.LOOP_CELLS)
-    source = ("measured by the planning sweep" if measured else "a light cell calibrated"
-              if plan.ir.straight else f"a light cell calibrated x {cpu_model.LOOP_CELLS}, "
-              f"for its loop")
+    if plan.cell_s is not None:
+        cell, source = plan.cell_s, "measured by the planning sweep"
+    elif plan.ir.straight:
+        cell, source = costs.cell_s, "a light cell calibrated"
+    else:
+        loops = mean_iterations(plan.ir, plan.recurrence.shape)
+        light = cpu_model.LOOP_CELLS if loops is None else 1 + loops
+        cell = costs.cell_s * light
+        source = (f"a light cell calibrated x {cpu_model.LOOP_CELLS}, for its loop"
+                  if loops is None else
+                  f"a light cell calibrated x {light:.3g}, for its loops' mean iterations")
     basis = (f"{threads} threads, a cell {cell * 1e9:.3g} ns ({source}), a parallel step "
              f"{costs.barrier_s * 1e6:.3g} us")
     return costs, cell, basis

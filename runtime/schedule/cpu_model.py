@@ -15,15 +15,19 @@ where ``B f`` is the first touch of the new table's ``B`` bytes, ``f`` a byte: t
 kernel's page faults and zeroing, which more threads do not make faster (a large part of
 a light cell's fill: docs/benchmarks.md).
 
-The pattern fill is the candidate of rows and columns, the tiles that of diagonals: a
-diagonal step in a row-major table touches a cache line a cell, which the tiles, filled
-in the table's memory order, do not (docs/benchmarks.md), and they pass a
-barrier a diagonal of tiles, not of cells.  A parallel fill is taken only when
+The pattern fill is the candidate of rows and columns; diagonals have two, the tiles and
+the pattern fill. A diagonal step in a row-major table touches a cache line a cell
+(``SCATTERED - 1`` light cells more than the sweep's), which the tiles, filled in the
+table's memory order, do not (docs/benchmarks.md), and the tiles pass a barrier a
+diagonal of tiles, not of cells; but a diagonal of tiles holds few tiles, so where a
+cell is heavy (a loop) and a barrier cheap beside it, splitting each diagonal's cells
+among the threads balances better.  A parallel fill is taken only when
 predicted at most ``MARGIN`` of the sequential fill, so the model's errors land on the
 side of the sequential fill (issue 41: a parallel pick never more than 1.2x slower than
 it).  ``c`` is the planning sweep's measure of the cell where the plan has one, else the
-calibrated light cell's cost, times ``LOOP_CELLS`` for a cell with a loop (its trip
-count is not known before the fill).
+calibrated light cell's cost, times one more than the loop iterations the source fixes
+on average (:func:`runtime.schedule.loop_trips.mean_iterations`), or ``LOOP_CELLS`` for a
+loop whose count the source does not fix.
 
 Calibration (:func:`calibration`, cached as JSON in the cache root per machine and thread
 count): ``c`` from the sequential fill of a 1024 x 1024 light probe (an LCS of random
@@ -66,7 +70,7 @@ __all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths",
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
-#: A cell with a loop counts as this many light cells.
+#: A cell with a loop whose count its source does not fix counts as this many light cells.
 LOOP_CELLS = 8
 #: A cell of a step whose cells are a row apart or more (a 2-D hyperplane's) counts as
 #: this many light cells: each takes a cache line of its own, where the sequential sweep
@@ -110,9 +114,9 @@ def step_widths(n: int, m: int, code: str) -> np.ndarray:
 
 def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
             threads: int, itemsize: int = 8, tile: int = cpu.TILE) -> dict[str, float]:
-    """Predicted seconds of the sequential fill and of the parallel one (``pattern`` for
-    rows and columns, ``tiled`` for diagonals), for a table of ``shape`` in pattern
-    ``code``, ``cell_s`` a cell, ``itemsize`` bytes a cell.
+    """Predicted seconds of the sequential fill and of the parallel ones (``pattern``;
+    for diagonals ``tiled`` too), for a table of ``shape`` in pattern ``code``,
+    ``cell_s`` a cell, ``itemsize`` bytes a cell.
 
     Examples
     --------
@@ -121,8 +125,11 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     >>> p["pattern"] > 100 * p["sequential"]
     True
     >>> p = predict(costs, (12001, 12001), "NOSE", 2e-9, 2)
-    >>> sorted(p), p["tiled"] < 0.6 * p["sequential"]
-    (['sequential', 'tiled'], True)
+    >>> sorted(p), p["tiled"] < 0.6 * p["sequential"], p["tiled"] < p["pattern"]
+    (['pattern', 'sequential', 'tiled'], True, True)
+    >>> p = predict(costs, (1024, 1024), "SONE", 300 * 2e-9, 16)  # a cell of 300 light ones
+    >>> p["pattern"] < p["tiled"]
+    True
     """
     n, m = shape
     touch = n * m * itemsize * costs.touch_s
@@ -131,8 +138,8 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
         tiles = step_widths(math.ceil(n / tile), math.ceil(m / tile), "NOSE")
         per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
         out["tiled"] = predict_steps(costs, tiles, per_tile * cell_s, threads) + touch
-    else:
-        out["pattern"] = predict_steps(costs, step_widths(n, m, code), cell_s, threads) + touch
+        cell_s += (SCATTERED - 1) * costs.cell_s  # a cache line a cell
+    out["pattern"] = predict_steps(costs, step_widths(n, m, code), cell_s, threads) + touch
     return out
 
 
