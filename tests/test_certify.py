@@ -10,7 +10,8 @@ import pytest
 from sources import LCS
 
 from depgraph import Family, analyze, cell_ir, fill, load
-from depgraph.analysis.certify import Certificate, certificate, certify
+from depgraph.analysis.certify import Certificate, certificate, certify, unproven_hyperplane
+from depgraph.analysis.schedule import traced_offsets
 from depgraph.errors import OutOfBoundsError, RecurrenceError
 from depgraph.frontend.loader import definitions, load_module
 from runtime.schedule.plan import certified_plan, make_plan
@@ -18,19 +19,27 @@ from runtime.schedule.plan import certified_plan, make_plan
 EXAMPLES = sorted(glob.glob("examples/*.py") + glob.glob("examples/catalog/*.py"))
 
 
+def _within(offset: np.ndarray, cert: Certificate) -> bool:
+    """Whether some read the certificate proves may be at ``offset`` (its spans)."""
+    return any(all((lo is None or lo <= d) and (hi is None or d <= hi)
+                   for d, (lo, hi) in zip(offset.tolist(), r.spans)) for r in cert.reads)
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: os.path.basename(p)[:-3])
 def test_a_certificate_covers_every_read_the_trace_sees(path):
     for obj in definitions(load_module(path)).values():
         for size in (3, 7):
             rec = obj(size) if isinstance(obj, Family) else obj
-            if rec.ndim != 2:
-                continue
             cert = certify(cell_ir(rec), rec.args, rec.shape)
-            if isinstance(cert, Certificate) and cert.violated(rec, cell_ir(rec).params) is None:
-                traced = analyze(rec).classification.regions
+            if not isinstance(cert, Certificate) or cert.violated(rec, cell_ir(rec).params):
+                continue
+            a = analyze(rec)
+            assert all(_within(d, cert) for d in traced_offsets(a.graph)), cert.summary()
+            if rec.ndim == 2:
+                traced = a.classification.regions
                 assert set(traced) <= set(cert.regions), (cert.summary(), traced)
-                assert analyze(rec).classification.pattern in cert.patterns or \
-                    set(cert.patterns) <= set(analyze(rec).classification.patterns)
+                assert a.classification.pattern in cert.patterns or \
+                    set(cert.patterns) <= set(a.classification.patterns)
 
 
 def test_the_thesis_cases_are_proven(write_rec):
@@ -293,3 +302,53 @@ def test_a_change_to_any_module_of_the_prover_is_a_new_certificate(tmp_path, mon
         assert module._prover_digest() != before
     finally:
         module._prover_digest.cache_clear()
+
+
+def test_floyd_warshall_and_lcs3_are_certified():
+    from floyd_warshall import make_floyd_warshall
+    from lcs3 import make_lcs3
+
+    fw = make_floyd_warshall(np.zeros((4, 4), dtype=np.int64))
+    cert = certificate(fw)
+    assert isinstance(cert, Certificate), cert
+    assert (cert.ndim, cert.regions, cert.patterns) == (3, (), ())
+    # the reads along the table's sides need (n + 1) x n x n, and only that
+    assert [str(r) for r in cert.requires] == ["M.shape[0] == M.shape[2] + 1",
+                                               "M.shape[1] == M.shape[2]"]
+    assert [r.spans for r in cert.reads] == [((-1, -1), (0, 0), (0, 0)),
+                                             ((-1, -1), (0, 0), (None, None)),
+                                             ((-1, -1), (None, None), (0, 0))]
+    assert "reads (k - 1, i, j) at (-1, 0, 0), (k - 1, i, k - 1) at (-1, 0, ?)" in cert.summary()
+    assert unproven_hyperplane(fw, (1, 0, 0)) is None
+    assert "may not be on an earlier hyperplane" in unproven_hyperplane(fw, (1, 1, 0))
+    three = make_lcs3("ACGT", "AGT", "CG")
+    cert = certificate(three)
+    assert isinstance(cert, Certificate) and not cert.requires
+    assert cert.summary().startswith("proven for every shape: reads (i - 1, j - 1, k - 1) at "
+                                     "(-1, -1, -1), ")
+    assert cert.to_json()["regions"] is None and cert.to_json()["patterns"] is None
+    assert Certificate.from_json(cert.to_json()) == cert
+    assert unproven_hyperplane(three, (1, 1, 1)) is None
+
+
+@pytest.mark.parametrize("body, why", [
+    ("    return M[i - 1, j, k] if i > 0 else 1\n", None),
+    # no guard on the third axis: k + 1 leaves the table at its last layer
+    ("    return M[i - 1, j, k + 1] if i > 0 else 1\n", "M[i - 1, j, k + 1] (line 3) may leave"),
+    ("    return M[i, j, k + 1] if k + 1 < M.shape[2] else 1\n", None),
+    ("    return M[i, j, k] + 1 if i > 0 else 1\n", "may be of the cell itself"),
+    # the cell itself where j == k: every offset may be 0 at once
+    ("    return M[i, j, j] + 1 if j < M.shape[2] else 1\n", "may be of the cell itself"),
+    ("    return M[i - 1, j, 2 * k] if i > 0 else 1\n", "may leave the table"),
+])
+def test_what_is_proven_of_a_3d_table_and_why_not(write_rec, body, why):
+    rec = load(write_rec(f"""
+@recurrence(shape=(4, 5, 3), dtype=np.int64)
+def cell(M, i, j, k):
+{body}"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    if why is None:
+        assert isinstance(found, Certificate) and found.ndim == 3 and found.regions == ()
+    else:
+        assert isinstance(found, str) and why in found, found
+

@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from depgraph.analysis.prover import Prover
+from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import Walk
 from depgraph.frontend.ir import read_cell
 
@@ -45,3 +45,38 @@ def test_premises_on_products_bound_the_forms_they_appear_in():
     ab = s["a"] * s["b"]
     premises = (("ge", 10 - ab), ("ge", s["a"] - 1), ("ge", s["b"] - 1))
     assert prover.interval(10 - ab, premises) == (0, 9)
+
+
+def _proven(cell, shape: tuple[int, ...]) -> Prover:
+    """A prover of every read of ``cell`` (a table like ``shape``), nothing assumed."""
+    walk = Walk(read_cell(cell, len(shape)), (), shape)
+    walk.block(list(walk.ir.definition().body), {}, ())
+    return Prover(walk, None)
+
+
+def test_a_hyperplane_is_proven_from_a_reads_offsets_together():
+    # M[i - d, j + d - 1] for d >= 1: along i at most -1, along j at least 0 and unbounded,
+    # so no bound per axis orders it by pi = (1, 1); their sum is always -1, which does
+    def diagonal(M, i, j):
+        best = 0
+        for d in range(1, i + 1):
+            if j + d - 1 < M.shape[1]:
+                best = max(best, M[i - d, j + d - 1])
+        return best
+
+    prover = _proven(diagonal, (5, 6))
+    cert = prove(prover)
+    assert [r.spans for r in cert.reads] == [((None, -1), (0, None))]
+    assert later_read(prover, (1, 1)) is None
+    assert later_read(prover, (1, 0)) is None
+    assert "M[i - d, j + d - 1] (line 5) may not be on an earlier hyperplane of pi = (1, 2)" \
+        in later_read(prover, (1, 2))
+
+
+def test_a_read_on_a_path_never_taken_breaks_no_hyperplane():
+    def never(M, k, i, j):
+        if k > 0 and k < 0:
+            return M[k + 1, i, j]
+        return 0 if k == 0 else M[k - 1, i, j]
+
+    assert later_read(_proven(never, (3, 4, 5)), (1, 0, 0)) is None

@@ -99,3 +99,19 @@ def test_after_a_while_loop_what_it_assigns_is_unknown():
     assert read.index[1] == walk.index["j"] - 1
     with pytest.raises(GiveUp, match=r"M\[i - 1, j - k\] .* not at a polynomial index"):
         _walk(assigned, (), (3, 4))
+
+
+def test_a_table_extent_near_another_is_a_size_fact_in_any_dimension():
+    def layers(M, k, i, j):
+        return M[k - 1, i, k - 1]
+
+    walk = Walk(read_cell(layers, 3), (), (5, 4, 4))
+    facts = walk.facts()
+    assert [str(req) for _, req in facts] == ["M.shape[0] == M.shape[1] + 1",
+                                              "M.shape[0] == M.shape[2] + 1",
+                                              "M.shape[1] == M.shape[2]"]
+    n0, _, n2 = walk.extent
+    assert facts[1][0] == (("ge", n0 - n2 - 1), ("ge", n2 + 1 - n0))
+    # sides 3 apart or more: no fact
+    assert [str(req) for _, req in Walk(read_cell(layers, 3), (), (9, 4, 5)).facts()] == \
+        ["M.shape[1] == M.shape[2] - 1"]

@@ -1,29 +1,34 @@
 """Prove from the cell function's source what holds at every size: a :class:`Certificate`.
 
-A 2-D cell function's reads of ``M`` are proven in bounds, and their regions found, for
-every shape ``n x m`` at once, so a fill need not check them cell by cell at the size it
-runs.  :func:`certify` walks every path through the function's body, symbolically
+A cell function's reads of ``M`` (a table of any number of dimensions) are proven in
+bounds, and their offsets' spans found (in 2-D their regions), for every shape at once,
+so a fill need not check them cell by cell at the size it runs.  :func:`certify` walks
+every path through the function's body, symbolically
 (:mod:`depgraph.analysis.symbolic`: each read's index and its path's premises as
 polynomials, ``for`` and ``while`` loops walked once for all their iterations), and
-proves each read's bounds and offsets' signs by exact linear programming over the
-polynomials' monomials (:mod:`depgraph.analysis.prover`).
+proves each read's bounds and offsets by exact linear programming over the polynomials'
+monomials (:mod:`depgraph.analysis.prover`).  Where no pattern orders the fill (a 2-D
+table's reads outside every pattern's regions, or a table of other dimensions), a
+hyperplane ``pi`` does when :func:`unproven_hyperplane` proves, the same way, that it
+puts every read on an earlier step than its cell's.
 
 Where an index holds an argument's element (knapsack's ``M[i - 1, j - w[i - 1]]``, the
 integer knapsack's ``M[i - 1, c - k * w[i - 1]]``), the proof may need a bound on that
 argument's data: ``min(w) >= 0``, then ``min(w) >= 1`` are tried, and the one needed is
 a :class:`Requirement` checked against the data in time proportional to the argument
-(:meth:`Certificate.violated`).
+(:meth:`Certificate.violated`).  So may it need a size fact (Floyd-Warshall's
+``M.shape[0] == M.shape[2] + 1``): only those it needs are kept as requirements.
 
 The certificate is a fact of the source, the argument kinds and the module constants the
 cell reads, not of the size: cached on disk by their digest and the prover's modules'
-(sympy: for a new cell only).
+(sympy: for a new cell only); so is each hyperplane's proof.
 
-Assumptions: 2-D tables; the cell function's ``M``, indices and arguments are not
-reassigned, and its reads are seen in its source (:attr:`CellIR.hidden` is ``None``);
-integer index arithmetic (a float index is refused elsewhere).  Anything the walk does
-not model (a ``while`` loop with an ``else``, a comprehension, a nested function, a read
-inside an index, too many paths) and there is no certificate: the fill checks the reads
-itself.  A certificate says nothing of whether a loop in the cell ends.
+Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and
+its reads are seen in its source (:attr:`CellIR.hidden` is ``None``); integer index
+arithmetic (a float index is refused elsewhere).  Anything the walk does not model (a
+``while`` loop with an ``else``, a comprehension, a nested function, a read inside an
+index, too many paths) and there is no certificate: the fill checks the reads itself.  A
+certificate says nothing of whether a loop in the cell ends.
 """
 
 from __future__ import annotations
@@ -33,20 +38,22 @@ import builtins
 import dataclasses
 import functools
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from depgraph.analysis import proof, prover, symbolic
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
-from depgraph.analysis.prover import prove
+from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import GiveUp, Walk
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
 
-__all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate", "may_raise"]
+__all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate", "may_raise",
+           "certify_hyperplane", "unproven_hyperplane"]
 
 #: The data bounds tried, in order, for the arguments whose elements index ``M``.
 LADDER = (None, 0, 1)
@@ -117,11 +124,39 @@ def _floats(fn: ast.FunctionDef, params: dict[str, Any], namespace: dict[str, An
 
 
 def certify(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> Certificate | str:
-    """The certificate of the 2-D cell function read as ``ir`` with arguments like
-    ``args`` for a table like ``shape`` (their kinds matter, and the size facts the proof
-    needs become requirements), or why there is none (module docstring)."""
-    if ir.ndim != 2:
-        return "certificates are for 2-D tables"
+    """The certificate of the cell function read as ``ir`` with arguments like ``args``
+    for a table like ``shape`` (their kinds matter, and the size facts the proof needs
+    become requirements), or why there is none (module docstring)."""
+    found = _proven(ir, args, shape)
+    return found if isinstance(found, str) else found[0]
+
+
+def certify_hyperplane(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...],
+                       pi: tuple[int, ...]) -> str | None:
+    """Why hyperplane ``pi`` is not proven to put every read of the cell function read as
+    ``ir`` on an earlier step than its cell's, for every shape, under the premises of
+    :func:`certify`'s certificate (its requirements); ``None`` when it is proven.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def lcs3(M, i, j, k):
+    ...     if i == 0 or j == 0 or k == 0:
+    ...         return 0
+    ...     return max(M[i - 1, j, k], M[i, j - 1, k], M[i, j, k - 1])
+    >>> certify_hyperplane(read_cell(lcs3, 3), (), (4, 5, 6), (1, 1, 1)) is None
+    True
+    >>> certify_hyperplane(read_cell(lcs3, 3), (), (4, 5, 6), (1, 1, 0))
+    'the read M[i, j, k - 1] (line 4) may not be on an earlier hyperplane of pi = (1, 1, 0)'
+    """
+    found = _proven(ir, args, shape)
+    return f"no certificate ({found})" if isinstance(found, str) else later_read(found[1], pi)
+
+
+def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
+            ) -> tuple[Certificate, Prover] | str:
+    """:func:`certify`'s certificate and the prover that proved it (its premises: the
+    data's floor and the size facts needed), or why there is none."""
     if ir.hidden:
         return ir.hidden
     if ir.reassigned:
@@ -147,11 +182,26 @@ def certify(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> Certif
     floors = LADDER if walk.indexing() else (None,)
     for facts in ((), sizes) if sizes else ((),):  # the size facts only where needed
         for floor in floors:
-            found = prove(walk, floor, facts)
+            prover = Prover(walk, floor, facts)
+            found = prove(prover)
             if isinstance(found, Certificate):
-                return dataclasses.replace(found, floats=_floats(fn, walk.params, walk.namespace))
+                found, prover = _fewest_facts(found, prover)
+                return dataclasses.replace(found, floats=_floats(fn, walk.params,
+                                                                 walk.namespace)), prover
             why = why or found
     return why
+
+
+def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prover]:
+    """The certificate proven again without each of the prover's size facts in turn,
+    where it holds without it: a requirement the proof does not need would refuse
+    tables it holds for."""
+    for fact in prover.facts:
+        fewer = Prover(prover.walk, prover.floor, tuple(f for f in prover.facts if f is not fact))
+        found = prove(fewer)
+        if isinstance(found, Certificate):
+            cert, prover = found, fewer
+    return cert, prover
 
 
 #: The sources a certificate is a fact of: the values, the walk, the prover, and this module.
@@ -168,14 +218,15 @@ def _prover_digest() -> str:
 
 
 def _size_facts(args: tuple[Any, ...], shape: tuple[int, ...]) -> tuple[Any, ...]:
-    """The size facts :meth:`_Walk.facts` may use, coarsely: whether the table is square,
-    and how each argument's extents (a scalar's value) sit against the table's."""
+    """The size facts :meth:`~depgraph.analysis.symbolic.Walk.facts` may use, coarsely:
+    how each table extent, and each argument's extents (a scalar's value), sit against
+    the table's."""
     def near(v: int) -> tuple[int | None, ...]:
         return tuple(v - n if abs(v - n) <= 2 else None for n in shape)
 
     sizes = [near(int(a)) if isinstance(a, (int, np.integer)) else
              tuple(near(d) for d in np.shape(a)) for a in args]
-    return (shape[0] == shape[-1], tuple(sizes))
+    return tuple(near(n) for n in shape), tuple(sizes)
 
 
 def _key(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> str:
@@ -216,20 +267,61 @@ def certificate(rec: Any, ir: CellIR | None = None) -> Certificate | str:
     ir = ir or cell_ir(rec)
     if ir.source is None:
         return ir.unavailable or "no source"
-    key = _key(ir, rec.args, rec.shape)
+    return _kept(_key(ir, rec.args, rec.shape), lambda: certify(ir, rec.args, rec.shape),
+                 lambda found: found.to_json() if isinstance(found, Certificate)
+                 else {"why": found},
+                 lambda d: str(d["why"]) if "why" in d else Certificate.from_json(d))
+
+
+def unproven_hyperplane(rec: Any, pi: tuple[int, ...], ir: CellIR | None = None) -> str | None:
+    """:func:`certify_hyperplane` of a recurrence, kept on disk beside its certificate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(4, 3, 3), dtype=np.int64)
+    ... def layers(M, k, i, j):
+    ...     return 0 if k == 0 else M[k - 1, i, j] + M[k - 1, i, k - 1]
+    >>> unproven_hyperplane(layers, (1, 0, 0)) is None
+    True
+    >>> unproven_hyperplane(layers, (1, 0, 1))
+    'the read M[k - 1, i, k - 1] (line 3) may not be on an earlier hyperplane of pi = (1, 0, 1)'
+    """
+    ir = ir or cell_ir(rec)
+    if ir.source is None:
+        return ir.unavailable or "no source"
+    name = f"{_key(ir, rec.args, rec.shape)}-pi{'_'.join(map(str, pi))}"
+    return _kept(name, lambda: certify_hyperplane(ir, rec.args, rec.shape, tuple(pi)),
+                 lambda why: {"why": why}, _why)
+
+
+def _why(stored: dict[str, Any]) -> str | None:
+    """A stored hyperplane proof's answer (``TypeError`` when it is not one)."""
+    why = stored["why"]
+    if why is not None and not isinstance(why, str):
+        raise TypeError(f"not a proof's answer: {why!r}")
+    return why
+
+
+Found = TypeVar("Found")
+
+
+def _kept(name: str, prove_now: Callable[[], Found], encode: Callable[[Found], dict[str, Any]],
+          decode: Callable[[dict[str, Any]], Found]) -> Found:
+    """What ``prove_now`` finds, kept on disk as ``name`` in the certificates' folder
+    (``encode`` writes it, ``decode`` reads it back); a damaged entry is proven again."""
     try:
-        path = folder("certificates") / f"{key}.json"
+        path = folder("certificates") / f"{name}.json"
     except OSError:
         path = None
     stored = read_json(path) if path is not None else None
-    if isinstance(stored, dict) and "why" in stored:
-        return str(stored["why"])
     if isinstance(stored, dict):
         try:
-            return Certificate.from_json(stored)
+            return decode(stored)
         except (KeyError, TypeError, ValueError, IndexError):
             pass  # damaged: proven again
-    found = certify(ir, rec.args, rec.shape)
+    found = prove_now()
     if path is not None:
-        write_json(path, found.to_json() if isinstance(found, Certificate) else {"why": found})
+        write_json(path, encode(found))
     return found

@@ -3,8 +3,8 @@ proves (:class:`ProvenRead`) and what an instance's data and sizes must satisfy 
 hold (:class:`Requirement`), as values kept on disk as JSON.
 
 :mod:`depgraph.analysis.certify` proves them; this module only holds and words them.
-Assumptions: 2-D tables (a read's offsets are worded along ``i`` and ``j``); a requirement's
-sides are of the few forms :func:`side_value` reads.
+Assumptions: a table of any number of dimensions (regions and patterns are a 2-D table's
+only); a requirement's sides are of the few forms :func:`side_value` reads.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Requirement", "ProvenRead", "Certificate", "side_value"]
+__all__ = ["Requirement", "Span", "ProvenRead", "Certificate", "side_value"]
 
 
 @dataclass(frozen=True)
@@ -68,24 +68,66 @@ def side_value(text: str, table: str, names: dict[str, Any], shape: tuple[int, .
     return int(names[head]) + shift
 
 
+#: The least and greatest value an offset may take for every shape (``None``: no bound).
+Span = tuple[int | None, int | None]
+
+
 @dataclass(frozen=True)
 class ProvenRead:
     """A read of ``M`` proven in bounds: its source text and line, its offset from the
-    cell per axis (source text: ``-1``, ``k - j``, ``-w[i - 1]``), and the regions it may
-    fall in."""
+    cell per axis (source text: ``-1``, ``k - j``, ``-w[i - 1]``), each offset's least and
+    greatest value for every shape (its :data:`Span`, so its signs), and the regions it
+    may fall in (a 2-D table's; ``()`` otherwise)."""
 
     text: str
     line: int
     offsets: tuple[str, ...]
+    spans: tuple[Span, ...]
     regions: tuple[str, ...]
+
+    def shown(self) -> str:
+        """The read's index as the source writes it: ``(k - 1, i, k - 1)``.
+
+        Examples
+        --------
+        >>> ProvenRead("M[k - 1, i, k - 1]", 3, ("-1", "0", "-j + k - 1"),
+        ...            ((-1, -1), (0, 0), (None, None)), ()).shown()
+        '(k - 1, i, k - 1)'
+        """
+        return f"({self.text.split('[', 1)[1][:-1]})"
+
+    def at(self) -> str:
+        """The offset along each axis: a constant, a range, a bound, or ``?``.
+
+        Examples
+        --------
+        >>> ProvenRead("M[k - 1, i, k - 1]", 3, ("-1", "0", "-j + k - 1"),
+        ...            ((-1, -1), (-2, 0), (None, None)), ()).at()
+        '(-1, -2..0, ?)'
+        """
+        return f"({', '.join(_span_text(*s) for s in self.spans)})"
+
+
+def _span_text(lo: int | None, hi: int | None) -> str:
+    """A :data:`Span` in words: ``-1``, ``-2..0``, ``<= -1``, ``>= 1`` or ``?``."""
+    if lo is not None and lo == hi:
+        return str(lo)
+    if lo is None and hi is None:
+        return "?"
+    if lo is None:
+        return f"<= {hi}"
+    return f">= {lo}" if hi is None else f"{lo}..{hi}"
 
 
 @dataclass(frozen=True)
 class Certificate:
-    """What holds for every shape: each read in bounds, within ``regions``, so
-    ``patterns`` (canonical order) are valid fill orders; provided ``requires`` holds of
-    the arguments' data.  ``floats``: where the cell may compute a float (a value an
-    integer table must then check), ``None`` when its arithmetic is all integer.
+    """What holds for every shape of an ``ndim``-D table: each read in bounds, at offsets
+    within its spans; in 2-D, within ``regions``, so ``patterns`` (canonical order) are
+    valid fill orders (both ``()`` in other dimensions, where
+    :func:`depgraph.analysis.certify.unproven_hyperplane` proves a hyperplane instead);
+    provided ``requires`` holds of the arguments' data and sizes.  ``floats``: where the
+    cell may compute a float (a value an integer table must then check), ``None`` when
+    its arithmetic is all integer.
 
     Examples
     --------
@@ -102,8 +144,14 @@ class Certificate:
     (('Left', 'Up'), ('NOSE',))
     >>> cert.summary()
     'NOSE holds for every shape: reads (i - 1, j) in Up, (i, j - 1) in Left, always in bounds'
+    >>> @recurrence(shape=(4, 3, 3), dtype=np.int64)
+    ... def layers(M, k, i, j):
+    ...     return 0 if k == 0 else M[k - 1, i, j] + M[k - 1, i, k - 1]
+    >>> certificate(layers).summary()
+    'proven for every shape when M.shape[0] == M.shape[2] + 1: reads (k - 1, i, j) at (-1, 0, 0), (k - 1, i, k - 1) at (-1, 0, ?), always in bounds'
     """
 
+    ndim: int
     reads: tuple[ProvenRead, ...]
     regions: tuple[str, ...]
     patterns: tuple[str, ...]
@@ -121,34 +169,37 @@ class Certificate:
         return None
 
     def summary(self) -> str:
-        """One line: the patterns, the reads and their regions, and what the data needs."""
+        """One line: what holds (the patterns, in 2-D), each read and where it falls (its
+        regions in 2-D, else its offsets), and what the data needs."""
+        flat = self.ndim == 2
         reads = ", ".join(dict.fromkeys(
-            f"({', '.join(_at(x, o) for x, o in zip('ij', r.offsets))}) in "
-            f"{'/'.join(r.regions)}" for r in self.reads))
+            f"{r.shown()} in {'/'.join(r.regions)}" if flat else f"{r.shown()} at {r.at()}"
+            for r in self.reads))
         when = f" when {', '.join(map(str, self.requires))}" if self.requires else ""
-        held = (f"{', '.join(self.patterns)} hold{'s' * (len(self.patterns) == 1)}"
+        held = ("proven" if not flat else
+                f"{', '.join(self.patterns)} hold{'s' * (len(self.patterns) == 1)}"
                 if self.patterns else "no pattern holds")
         return f"{held} for every shape{when}: reads {reads or 'nothing'}, always in bounds"
 
     def to_json(self) -> dict[str, Any]:
-        return {"patterns": list(self.patterns), "regions": list(self.regions),
+        """The certificate as ``analyze --json`` gives it (``regions`` and ``patterns``
+        ``None`` unless 2-D, as the analysis's own)."""
+        flat = self.ndim == 2
+        return {"ndim": self.ndim,
+                "patterns": list(self.patterns) if flat else None,
+                "regions": list(self.regions) if flat else None,
                 "requires": [[r.subject, r.relation, r.bound] for r in self.requires],
                 "floats": self.floats,
                 "reads": [{"read": r.text, "line": r.line, "offset": list(r.offsets),
-                           "regions": list(r.regions)} for r in self.reads],
+                           "span": [list(s) for s in r.spans], "regions": list(r.regions)}
+                          for r in self.reads],
                 "summary": self.summary()}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> Certificate:
         reqs = tuple(Requirement(*r) for r in d["requires"])
-        reads = tuple(ProvenRead(r["read"], r["line"], tuple(r["offset"]), tuple(r["regions"]))
+        reads = tuple(ProvenRead(r["read"], r["line"], tuple(r["offset"]),
+                                 tuple((lo, hi) for lo, hi in r["span"]), tuple(r["regions"]))
                       for r in d["reads"])
-        return Certificate(reads, tuple(d["regions"]), tuple(d["patterns"]), reqs, d["floats"])
-
-
-def _at(index: str, offset: str) -> str:
-    """``i - 1`` for index ``i`` and offset ``-1``."""
-    if offset == "0":
-        return index
-    return f"{index} - {offset[1:]}" if offset.startswith("-") else f"{index} + {offset}"
-
+        return Certificate(int(d["ndim"]), reads, tuple(d["regions"] or ()),
+                           tuple(d["patterns"] or ()), reqs, d["floats"])

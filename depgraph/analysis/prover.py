@@ -1,9 +1,12 @@
 """Prove the reads a :class:`~depgraph.analysis.symbolic.Walk` collected in bounds, and find
-their regions, for every shape at once: a :class:`~depgraph.analysis.proof.Certificate`.
+their offsets' spans (in 2-D their regions), for every shape at once: a
+:class:`~depgraph.analysis.proof.Certificate`; and prove a hyperplane ``pi`` puts every
+read on an earlier step than its cell's (:func:`later_read`).
 
 sympy's exact simplex (:func:`sympy.solvers.simplex.linprog`) gives, under a path's
-premises and ``0 <= i < n``, ``0 <= j < m``, each index's least and greatest value (in
-bounds: ``0 <= index <= extent - 1``) and each offset's (its sign, so the region).
+premises and ``0 <= x_k < n_k`` along each axis ``k``, each index's least and greatest
+value (in bounds: ``0 <= index <= extent - 1``), each offset's (its span and signs, so
+in 2-D its region), and the least value of ``-pi . offset - 1`` (legal: at least 0).
 
 The premises and indices are polynomials: each product of symbols (a monomial such as
 ``k*w``) is a variable of its own in the linear program, which then allows more than the
@@ -11,9 +14,9 @@ polynomials do (a relaxation: a least value it finds is no greater than the true
 premises it finds contradictory are).  What it knows of a monomial is only that, when each
 factor is at least some ``low >= 0``, the product is at least the product of the lows.
 
-Assumptions: 2-D tables; every symbol is an integer; a floor on the arguments' elements
-that index ``M`` (``min(w) >= floor``) and the size facts given are taken as premises, and
-become the certificate's requirements.
+Assumptions: every symbol is an integer; a floor on the arguments' elements that index
+``M`` (``min(w) >= floor``) and the size facts given are taken as premises, and become
+the certificate's requirements.
 """
 
 from __future__ import annotations
@@ -21,11 +24,11 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
+from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Span
 from depgraph.analysis.symbolic import Walk
 from patterns import matching, region_of
 
-__all__ = ["Prover", "prove"]
+__all__ = ["Prover", "prove", "later_read"]
 
 
 class Prover:
@@ -35,6 +38,7 @@ class Prover:
     def __init__(self, walk: Walk, floor: int | None, facts: tuple = ()) -> None:
         sp = walk.sympy
         self.sp, self.walk = sp, walk
+        self.floor, self.facts = floor, facts
         i = [walk.index[x] for x in walk.ir.index]
         self.domain = [("ge", x) for x in i] + [("ge", n - 1 - x) for x, n in zip(i, walk.extent)] \
             + [("ge", n - 1) for n in walk.extent] \
@@ -127,27 +131,44 @@ class Prover:
             return None
         return lo, None if neg is None else -neg
 
+    def span(self, form: Any, premises: tuple) -> Span | None:
+        """:meth:`interval` of an integer ``form``, its ends rounded inwards to integers."""
+        found = self.interval(form, premises)
+        if found is None:
+            return None
+        lo, hi = found
+        return (None if lo is None else int(self.sp.ceiling(lo)),
+                None if hi is None else int(self.sp.floor(hi)))
+
 
 def _at_least(value: Any, bound: int) -> bool:
     """Whether a least value (``None`` unbounded, ``"never"`` infeasible) is ``>= bound``."""
     return value is not None and value != "never" and value >= bound
 
 
-def _signs(lo: Any, hi: Any) -> list[int]:
+def _signs(lo: int | None, hi: int | None) -> list[int]:
     """The signs an integer in ``[lo, hi]`` may have (``None``: unbounded)."""
     return [s for s in (-1, 0, 1)
             if (s == -1 and (lo is None or lo < 0)) or (s == 1 and (hi is None or hi > 0))
             or (s == 0 and (lo is None or lo <= 0) and (hi is None or hi >= 0))]
 
 
-def prove(walk: Walk, floor: int | None, facts: tuple = ()) -> Certificate | str:
-    """The certificate of the reads ``walk`` collected, assuming every element of the
-    arguments that index ``M`` is at least ``floor`` (``None``: nothing assumed) and the
-    size ``facts`` (premises and the requirement each becomes); or why there is none."""
-    prover = Prover(walk, floor, facts)
-    proven: dict[tuple[str, int], tuple[tuple[str, ...], set[str]]] = {}
+def _union(a: Span, b: Span) -> Span:
+    """The least span holding both (a read proven on two paths)."""
+    return (None if a[0] is None or b[0] is None else min(a[0], b[0]),
+            None if a[1] is None or b[1] is None else max(a[1], b[1]))
+
+
+def prove(prover: Prover) -> Certificate | str:
+    """The certificate of the reads ``prover``'s walk collected, assuming every element of
+    the arguments that index ``M`` is at least the prover's floor (``None``: nothing
+    assumed) and its size facts (premises and the requirement each becomes); or why
+    there is none."""
+    walk = prover.walk
+    flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
+    proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     for read in walk.reads:
-        signs = []
+        spans = []
         for axis, e in enumerate(read.index):
             own = walk.index[walk.ir.index[axis]]
             span = prover.interval(e, read.premises)
@@ -158,24 +179,44 @@ def prove(walk: Walk, floor: int | None, facts: tuple = ()) -> Certificate | str
             lo, hi = span
             if lo is None or lo < 0 or top is None or top < 0:
                 return f"the read {read.text} (line {read.line}) may leave the table"
-            offset = prover.interval(e - own, read.premises)
+            offset = prover.span(e - own, read.premises)
             assert offset is not None
-            signs.append(_signs(*offset))
+            spans.append(offset)
         else:
-            regions = {region_of(a, b) for a, b in product(*signs)}
-            if "Self" in regions:
+            signs = [_signs(*s) for s in spans]
+            if all(0 in s for s in signs):  # every offset may be 0 at once
                 return f"the read {read.text} (line {read.line}) may be of the cell itself"
+            regions = {region_of(a, b) for a, b in product(*signs)} if flat else set()
             offsets = tuple(str((e - walk.index[x]).subs(walk.display))
                             for e, x in zip(read.index, walk.ir.index))
             key = (read.text, read.line)
-            old = proven.get(key, (offsets, set()))
+            old = proven.get(key, (offsets, tuple(spans), set()))
             proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
-                           old[1] | regions)
-    regions = tuple(sorted(set().union(*(r for _, r in proven.values())))) if proven else ()
-    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) if floor is not None else []
-    reads = tuple(ProvenRead(text, line, offs, tuple(sorted(regs)))
-                  for (text, line), (offs, regs) in sorted(proven.items(), key=lambda kv: kv[0][1]))
-    return Certificate(reads, regions, matching(regions),
-                       tuple(Requirement(f"min({a})", ">=", str(floor)) for a in arrays)
-                       + tuple(req for _, req in facts))
+                           tuple(map(_union, old[1], spans)), old[2] | regions)
+    regions = tuple(sorted(set().union(*(r for *_, r in proven.values())))) if proven else ()
+    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
+        if prover.floor is not None else []
+    reads = tuple(ProvenRead(text, line, offs, spans, tuple(sorted(regs)))
+                  for (text, line), (offs, spans, regs)
+                  in sorted(proven.items(), key=lambda kv: kv[0][1]))
+    return Certificate(walk.ir.ndim, reads, regions, matching(regions) if flat else (),
+                       tuple(Requirement(f"min({a})", ">=", str(prover.floor)) for a in arrays)
+                       + tuple(req for _, req in prover.facts))
 
+
+def later_read(prover: Prover, pi: tuple[int, ...]) -> str | None:
+    """The first read of ``prover``'s walk that hyperplane ``pi`` may not put on an earlier
+    step than its cell's, worded; ``None`` when it puts every one there: for each read
+    ``y`` of cell ``x``, the least value of ``-pi . (y - x) - 1`` under the read's
+    premises (and the prover's domain, floor and size facts) is at least 0, so
+    ``pi . (y - x) <= -1``."""
+    walk = prover.walk
+    cell = [walk.index[x] for x in walk.ir.index]
+    for read in walk.reads:
+        ahead = -sum((p * (e - x) for p, e, x in zip(pi, read.index, cell)),
+                     walk.sympy.Integer(0)) - 1
+        least = prover.least(walk.sympy.expand(ahead), read.premises)
+        if least != "never" and not _at_least(least, 0):
+            return (f"the read {read.text} (line {read.line}) may not be on an earlier "
+                    f"hyperplane of pi = {tuple(pi)}")
+    return None

@@ -1,9 +1,10 @@
-"""Walk every path through a 2-D cell function's body, symbolically, collecting each read
-of ``M`` with the premises of its path (:class:`Walk`), for :mod:`depgraph.analysis.certify`
-to prove in bounds:
+"""Walk every path through a cell function's body (a table of any number of dimensions),
+symbolically, collecting each read of ``M`` with the premises of its path (:class:`Walk`),
+for :mod:`depgraph.analysis.certify` to prove in bounds:
 
 - an index expression is a polynomial (a sympy expression: sums and products) in the
-  cell's indices ``i, j``, the table's extents ``n, m`` (``M.shape[k]``), loop variables,
+  cell's indices (``i, j``, ``k, i, j``...), the table's extents (``M.shape[k]``, one a
+  dimension), loop variables,
   integer constants, and opaque integer symbols for what the source does not fix (an
   argument's element ``w[i - 1]``, one per index value; a scalar argument, ``len(X)``);
 - a path's premises are the branch tests that lead to the read (an ``if`` that returned
@@ -31,6 +32,7 @@ import ast
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -60,6 +62,14 @@ class PathRead:
     premises: tuple[tuple[str, Any], ...]
 
 
+def _equal(a: Any, b: Any, shift: int, a_text: str, b_text: str
+           ) -> tuple[tuple[tuple[str, Any], ...], Requirement]:
+    """The fact ``a == b + shift`` as premises, and as the requirement worded by the sides'
+    texts (``a_text == b_text + shift``)."""
+    bound = b_text + (f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
+    return (("ge", a - b - shift), ("ge", b + shift - a)), Requirement(a_text, "==", bound)
+
+
 class Walk:
     """Every path through a cell function's body, collecting each read of ``M`` with the
     premises of its path (module docstring)."""
@@ -85,14 +95,24 @@ class Walk:
         self.loops = 0
 
     def facts(self) -> list[tuple[tuple[tuple[str, Any], ...], Requirement]]:
-        """What this instance's sizes say that the source does not: a square table, an
+        """What this instance's sizes say that the source does not: a table extent equal
+        to another plus up to 2 (a square table; Floyd-Warshall's ``(n + 1) x n x n``), an
         argument's extent or a scalar argument equal to a table extent plus up to 2; each
-        as premises and the requirement that a later instance checks."""
+        as premises and the requirement that a later instance checks.
+
+        Examples
+        --------
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def fw(M, k, i, j):
+        ...     return M[k - 1, i, k - 1]
+        >>> [str(req) for _, req in Walk(read_cell(fw, 3), (), (5, 4, 4)).facts()]
+        ['M.shape[0] == M.shape[1] + 1', 'M.shape[0] == M.shape[2] + 1', 'M.shape[1] == M.shape[2]']
+        """
         n, table = self.extent, self.ir.table
-        out = []
-        if self.shape[0] == self.shape[1]:
-            out.append(((("ge", n[0] - n[1]), ("ge", n[1] - n[0])),
-                        Requirement(f"{table}.shape[0]", "==", f"{table}.shape[1]")))
+        out = [_equal(n[a], n[b], self.shape[a] - self.shape[b], f"{table}.shape[{a}]",
+                      f"{table}.shape[{b}]")
+               for a, b in combinations(range(self.ir.ndim), 2)
+               if abs(self.shape[a] - self.shape[b]) <= 2]
         names = dict(self.params)
         for text, sym in self.opaque.items():  # an element's key is no text
             if sym in self.loads or not isinstance(text, str) \
@@ -103,12 +123,8 @@ class Walk:
             except (KeyError, IndexError, TypeError, ValueError):
                 continue
             for axis, size in enumerate(self.shape):
-                shift = value - size
-                if abs(shift) <= 2:
-                    bound = f"{table}.shape[{axis}]" + (
-                        f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
-                    out.append(((("ge", sym - n[axis] - shift), ("ge", n[axis] + shift - sym)),
-                                Requirement(text, "==", bound)))
+                if abs(value - size) <= 2:
+                    out.append(_equal(sym, n[axis], value - size, text, f"{table}.shape[{axis}]"))
                     break
         return out
 
