@@ -193,9 +193,11 @@ def _python(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
     order: Iterable[int]
     if schedule == "pattern":
         order, steps = python.pattern_order(plan.pattern or "", rec.shape), plan.pattern_steps or 0
-    elif schedule == "hyperplane":
-        assert plan.linear is not None  # choose_schedule checked it
-        order, steps = plan.linear.order(rec.shape)[0].tolist(), plan.linear.steps(rec.shape)
+    elif schedule == "hyperplane" or (schedule == "sequential" and plan.sweep is None
+                                       and plan.analysis is None):
+        assert plan.linear is not None  # choose_schedule checked it, or a plan has an order
+        order = plan.linear.order(rec.shape)[0].tolist()
+        steps = plan.linear.steps(rec.shape) if schedule == "hyperplane" else rec.cells
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)
         order, steps = cells.tolist(), len(ptr) - 1
@@ -344,17 +346,25 @@ def _hyperplane_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill
     when a check failed)."""
     found = plan.linear
     assert found is not None  # choose_schedule checked it
-    checked = plan.method == "checked fill"
     checks = (Checks(plan.ir, (), value_bounds(rec, plan.ir, found.steps(rec.shape)), found.pi)
-              if checked else None)
+              if plan.method == "checked fill" else None)
+    return _checked_steps(rec, plan.ir, found, copy_back, checks, light(plan))
+
+
+def _checked_steps(rec: Recurrence, ir: CellIR, found: Hyperplane, copy_back: bool,
+                   checks: Checks | None, cooperative: bool) -> DeviceFill:
+    """:func:`_hyperplane_steps`, whose failed checks or launch raise ``_ChecksFailed``
+    where the fill was to check its reads (``checks``), else, the reads being proven,
+    the error: a launch's own, or one saying a read the plan proved could not fail
+    did (a cooperative fill's own checks)."""
     try:
-        res = _hyperplane_steps(rec, plan.ir, found, copy_back, checks, light(plan))
+        res = _hyperplane_steps(rec, ir, found, copy_back, checks, cooperative)
     except RecurrenceError:  # a launch that failed (the simulator's compile errors too)
-        if not checked:
+        if checks is None:
             raise
         raise _ChecksFailed() from None
     if res.checks is not None and res.checks[0]:
-        if not checked:  # a proven plan's reads failed the cooperative fill's own checks
+        if checks is None:
             raise RecurrenceError("a read of the hyperplane fill left the table or its order, "
                                   "which the plan had proven impossible")
         raise _ChecksFailed()
@@ -427,15 +437,14 @@ def _sheared(rec: Recurrence, backend: str, plan: Plan, copy_back: bool,
 
 def _slab_fill(sheared: Recurrence, plan: Plan, sh: Any) -> DeviceFill:
     """The GPU fill of a k-D table's slab shear, one step a slab (light cells in one
-    cooperative launch), each read checked to be in the sheared table, on an earlier
+    cooperative launch); unless a certificate proves the reads of the plan's table (so
+    of the sheared one), each read checked to be in the sheared table, on an earlier
     slab and of a cell of the original table."""
     ir = cell_ir(sheared)
     first = Hyperplane((1,) + (0,) * (sheared.ndim - 1))
-    checks = Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi, sh)
-    res = _hyperplane_steps(sheared, ir, first, False, checks, light(plan))
-    if res.checks is not None and res.checks[0]:
-        raise _ChecksFailed()
-    return res
+    checks = (None if plan.method == "certificate" else
+              Checks(ir, (), value_bounds(sheared, ir, first.steps(sh.box)), first.pi, sh))
+    return _checked_steps(sheared, ir, first, False, checks, light(plan))
 
 
 def _execute(rec: Recurrence, backend: str, schedule: str, plan: Plan, copy_back: bool,
@@ -550,12 +559,11 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
     ir = plan.ir if plan is not None else cell_ir(rec)
     tried = False  # whether a certificate was asked for already
     if plan is None and name != "python" and schedule not in ("stages", "ready"):
-        if rec.ndim == 2:
-            proven, tried = certified_plan(rec, ir), True
-            if isinstance(proven, Plan):
-                plan = proven
-            else:
-                notes.append(f"reads not proven for every shape: {proven}")
+        proven, tried = certified_plan(rec, ir), True
+        if isinstance(proven, Plan):
+            plan = proven
+        else:
+            notes.append(f"reads not proven for every shape: {proven}")
         if plan is None and (schedule in ("auto", "pattern", "hyperplane") or (
                 name == "cpu" and schedule in ("sequential", "tiled"))):
             checked = in_fill_plan(rec, ir)

@@ -352,3 +352,74 @@ def cell(M, i, j, k):
     else:
         assert isinstance(found, str) and why in found, found
 
+
+UP_AND_DOWN = """
+@recurrence(shape=(4, 5, 3), dtype=np.int64)
+def split(M, i, j, k):
+    if j < 2:
+        return k if i == 0 else M[i - 1, j, k] + 1
+    return k if i == M.shape[0] - 1 else M[i + 1, j, k] + 1
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_reads_in_bounds_that_no_hyperplane_orders_have_no_certificate_plan(write_rec, backend):
+    # layers j < 2 read the row above, the others the row below: every read is proven in
+    # bounds, but no pi puts both on an earlier step: the trace's order fills it
+    rec = load(write_rec(UP_AND_DOWN))
+    assert isinstance(certificate(rec), Certificate)
+    assert "no hyperplane fits" in certified_plan(rec, cell_ir(rec))
+    r = fill(rec, backend=backend, verify=True)
+    assert r.schedule in ("stages", "sequential") and r.pi is None
+    assert "equals the sequential reference" in r.verified
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_hyperplane_the_certificate_does_not_prove_is_refused(monkeypatch, backend):
+    # the source's pi, forced wrong: pi = (1, 1, 0) puts M[i, j, k - 1] on the cell's own
+    # step; no certificate plan, and the fill that checks its reads finds it out
+    from lcs3 import data, make_lcs3, reference
+
+    from patterns.hyperplane import Hyperplane
+    from runtime.schedule import plan
+
+    monkeypatch.setattr(plan, "source_hyperplane",
+                        lambda ir, shape: (Hyperplane((1, 1, 0)), "forced"))
+    rec = make_lcs3(*data(5))
+    assert "pi = (1, 1, 0) is not proven: the read M[i, j, k - 1] (line " in \
+        certified_plan(rec, cell_ir(rec))
+    r = fill(rec, backend=backend, schedule="hyperplane", verify=True)
+    assert "the fill's own checks failed" in " ".join(r.notes)
+    np.testing.assert_array_equal(r.table, reference(*data(5)))
+
+
+KNAPSACKS = """
+@family
+def knap3(n):
+    w = np.full(n, 2, dtype=np.int64)
+    w[-1] = {last}  # one late row
+    @recurrence(shape=(2, n + 1, 3 * n + 1), dtype=np.int64, args=(w,))
+    def knap3(M, t, i, j, w):
+        if i == 0 or j == 0:
+            return t
+        wi = w[i - 1]
+        if wi > j:
+            return M[t, i - 1, j]
+        return max(M[t, i - 1, j], M[t, i - 1, j - wi] + 1)
+    return knap3
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_3d_data_requirement_is_checked_where_the_fill_runs(write_rec, backend):
+    good = load(write_rec(KNAPSACKS.format(last=3)), size=12)
+    plan = make_plan(good, cell_ir(good))
+    assert plan.method == "certificate" and plan.hyperplane.pi == (0, 1, 0)
+    assert [str(r) for r in certificate(good).requires] == ["min(w) >= 0"]
+    np.testing.assert_array_equal(fill(good, backend=backend).table, analyze(good).table)
+    # a negative weight in the last row: j - w reads past the last layer's right edge
+    bad = load(write_rec(KNAPSACKS.format(last=-2)), size=12)
+    assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(bad, cell_ir(bad))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(\d, 12, 3\d\) reads \(\d, 11, 3\d\), "
+                                               r"outside shape \(2, 13, 37\)"):
+        fill(bad, backend=backend)

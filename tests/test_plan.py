@@ -4,7 +4,7 @@ import pytest
 from depgraph import analyze, cell_ir, load, recurrence
 from depgraph.errors import OutOfBoundsError
 from patterns import Sweep
-from runtime.schedule.plan import checked_sweep, in_fill_plan, make_plan
+from runtime.schedule.plan import certified_plan, checked_sweep, in_fill_plan, make_plan
 
 
 def test_checked_sweep_finds_regions_and_order(write_rec):
@@ -91,3 +91,28 @@ def cycle(M, i, j):
     return 1 if j == 0 or j == 3 else M[i, j - 1] + M[i, j + 1]
 """))
     assert "no hyperplane fits" in in_fill_plan(cycle, cell_ir(cycle))
+
+
+def test_a_certificate_plans_a_3d_table_by_the_hyperplane_it_proves():
+    from floyd_warshall import data, make_floyd_warshall
+    from lcs3 import make_lcs3
+
+    for rec, pi in ((make_floyd_warshall(*data(5)), (1, 0, 0)),
+                    (make_lcs3("AC", "GTA", "CCGTA"), (1, 1, 1))):
+        p = make_plan(rec, cell_ir(rec))
+        assert (p.method, p.regions, p.patterns, p.pattern, p.sweep) == \
+            ("certificate", None, None, None, None)
+        assert p.hyperplane.pi == pi and p.made_reference is None
+        assert f"hyperplane pi = {pi}, proven to put every read on an earlier step" in p.notes[0]
+        np.testing.assert_array_equal(p.reference, analyze(rec).table)
+
+
+def test_a_2d_hyperplane_is_proven_too(write_rec):
+    skew = load(write_rec("""
+@recurrence(shape=(5, 7), dtype=np.int64)
+def skew(M, i, j):
+    return 1 if i == 0 or j == 0 or j == M.shape[1] - 1 else M[i - 1, j + 1] + M[i, j - 1]
+"""))
+    p = certified_plan(skew, cell_ir(skew))
+    assert (p.method, p.pattern, p.hyperplane.pi) == ("certificate", None, (2, 1))
+    assert "proven to put every read on an earlier step" in p.notes[0]

@@ -5,6 +5,8 @@ import glob
 import os
 import re
 
+import floyd_warshall
+import lcs3
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -176,6 +178,49 @@ def test_auto_weighs_the_cpu_hyperplanes_by_the_model(write_rec, monkeypatch, so
     r = fill(rec, backend="cpu", verify=True)
     notes = " ".join(r.notes)
     assert r.schedule == schedule and "predicted on 2 threads" in notes and said in notes, notes
+
+
+#: 3-D tables a certificate proves, a side of 1 and non-cubic among them: (the
+#: recurrence's maker, its reference, their arguments).
+CERTIFIED_3D = {
+    "floyd-warshall 2x1x1": (floyd_warshall.make_floyd_warshall, floyd_warshall.reference,
+                             floyd_warshall.data(1)),
+    "floyd-warshall 6x5x5": (floyd_warshall.make_floyd_warshall, floyd_warshall.reference,
+                             floyd_warshall.data(5)),
+    "lcs3 1x3x4": (lcs3.make_lcs3, lcs3.reference, ("", "AC", "GTA")),
+    "lcs3 7x4x2": (lcs3.make_lcs3, lcs3.reference, ("ACGTTA", "CAT", "G")),
+}
+
+
+@pytest.mark.parametrize("backend, schedule", [("cpu", "auto"), ("cpu", "hyperplane"),
+                                               ("cpu", "sequential"), ("cuda", "auto"),
+                                               ("cuda", "hyperplane"),
+                                               ("python", "sequential")])
+@pytest.mark.parametrize("case", sorted(CERTIFIED_3D))
+def test_a_certified_3d_table_is_filled_with_no_read_checked(case, backend, schedule):
+    make, reference, args = CERTIFIED_3D[case]
+    rec = make(*args)
+    plan = make_plan(rec, cell_ir(rec))
+    assert plan.method == "certificate"
+    r = fill(rec, backend=backend, schedule=schedule, plan=plan)
+    notes = " ".join(r.notes)
+    assert "reads proven for every shape" in notes and "checks each read" not in notes
+    np.testing.assert_array_equal(r.table, reference(*args))
+
+
+@pytest.mark.parametrize("case, kernel", [("floyd-warshall 6x5x5", "hyperplane pi = (1, 0, 0)"),
+                                          ("lcs3 7x4x2", "filled by its slabs")])
+def test_a_certified_3d_gpu_fill_of_heavy_cells_checks_no_read(monkeypatch, case, kernel):
+    # heavy cells: a launch per step, whose cell reads the table as it is (a light cell's
+    # cooperative launch checks its reads, which is how it reads past L1)
+    from runtime import run
+
+    make, reference, args = CERTIFIED_3D[case]
+    monkeypatch.setattr(run, "light", lambda plan: False)
+    r = fill(make(*args), backend="cuda")
+    said = next(n for n in r.notes if n.startswith("kernel"))
+    assert kernel in said and "a launch per step" in said and "checked" not in said, said
+    np.testing.assert_array_equal(r.table, reference(*args))
 
 
 def test_a_k_dimensional_read_out_of_the_table_is_named(write_rec):

@@ -3,16 +3,18 @@
 A schedule is only as good as the reads it was derived from, and reads may depend on the
 data and the size.  So a plan is always made for the very recurrence being filled:
 
-- 2-D tables whose reads a *certificate* proves in bounds and within a pattern's regions
-  for every shape (:mod:`depgraph.analysis.certify`), whose data meets the certificate's
-  requirements and whose values cannot leave the dtype
+- tables (any dimension) whose reads a *certificate* proves in bounds for every shape
+  (:mod:`depgraph.analysis.certify`), and within a pattern's regions (2-D) or on earlier
+  steps of the hyperplane the source's offsets allow (proven, not assumed), whose data
+  meets the certificate's requirements and whose values cannot leave the dtype
   (:func:`runtime.backends.walk.value_bounds`): nothing is run; the plan has no
   reference table until one is asked for (:attr:`Plan.reference`).
-- other 2-D tables, for a fill that can check its own reads (:func:`in_fill_plan`,
+- other tables, for a fill that can check its own reads (:func:`in_fill_plan`,
   which :func:`runtime.run.fill` asks for first): the regions the
   reads *may* fall in by their constant offsets along each axis
-  (:meth:`depgraph.frontend.ir.CellIR.possible_regions`) choose a pattern, and the fill
-  checks, where it runs, that each read is in the table and in the pattern's regions,
+  (:meth:`depgraph.frontend.ir.CellIR.possible_regions`) choose a pattern (2-D), else
+  their offsets a hyperplane (any dimension), and the fill checks, where it runs, that
+  each read is in the table and in the pattern's regions (on an earlier hyperplane),
   and each value fits.  Nothing is run before the fill; a fill
   whose checks fail is not used, and the caller plans again with a checked sweep, which
   names the cell.
@@ -42,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.analysis.certify import Certificate, certificate, may_raise
+from depgraph.analysis.certify import Certificate, certificate, may_raise, unproven_hyperplane
 from depgraph.analysis.pipeline import Analysis, analyze
 from depgraph.analysis.schedule import source_hyperplane
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
@@ -195,7 +197,10 @@ def misfit(rec: Recurrence, table: np.ndarray, cell: tuple[int, ...]) -> None:
 
 def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     """The plan a certificate gives ``rec`` with no pass over the table, or why there is
-    none (module docstring).
+    none (module docstring): a pattern the regions it proves allow (2-D), else the
+    hyperplane of the source's read offsets (:func:`source_hyperplane`), which the
+    certificate's premises must prove puts every read on an earlier step
+    (:func:`depgraph.analysis.certify.unproven_hyperplane`), any dimension.
 
     Examples
     --------
@@ -207,6 +212,12 @@ def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     >>> p = certified_plan(grid, cell_ir(grid))
     >>> p.method, p.pattern, p.made_reference is None, int(p.reference[2, 3])
     ('certificate', 'NOSE', True, 10)
+    >>> @recurrence(shape=(3, 4, 2), dtype=np.int64)
+    ... def cube(M, i, j, k):
+    ...     return 1 if i == 0 or j == 0 or k == 0 else M[i - 1, j, k] + M[i, j - 1, k - 1]
+    >>> p = certified_plan(cube, cell_ir(cube))
+    >>> p.method, p.regions, p.hyperplane, int(p.reference[2, 3, 1])
+    ('certificate', None, Hyperplane(pi=(1, 0, 1)), 3)
     """
     t0 = time.perf_counter()
     cert = certificate(rec, ir)
@@ -215,22 +226,32 @@ def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     broken = cert.violated(rec, ir.params, ir.table)
     if broken:
         return f"the certificate needs {broken}"
-    shape2 = (rec.shape[0], rec.shape[1])
-    pattern = select(cert.regions, shape2)
+    flat = rec.ndim == 2  # regions and patterns are a 2-D table's
+    pattern = select(cert.regions, (rec.shape[0], rec.shape[1])) if flat else None
     found, why = (None, "") if pattern is not None else source_hyperplane(ir, rec.shape)
     if pattern is None and found is None:
         return (f"no pattern allows every region the certificate leaves open "
-                f"({', '.join(cert.regions)}), and no hyperplane fits: {why}")
+                f"({', '.join(cert.regions)}), and no hyperplane fits: {why}" if flat else
+                f"no hyperplane fits: {why}")
+    if found is not None:
+        # proven under the certificate's premises, not taken on trust of the source's
+        # offsets: a read the offsets do not describe is caught here
+        unproven = unproven_hyperplane(rec, found.pi, ir)
+        if unproven:
+            return f"hyperplane pi = {found.text()} is not proven: {unproven}"
     if rec.dtype.kind in "iu" and cert.floats:
         return f"the cell may compute a float ({cert.floats}) for an integer table"
-    steps = BY_CODE[pattern].steps(shape2) if pattern else found.steps(rec.shape)
+    steps = BY_CODE[pattern].steps((rec.shape[0], rec.shape[1])) if pattern \
+        else found.steps(rec.shape)
     if value_bounds(rec, ir, steps) is not None:
         return f"no proof that every value fits {rec.dtype}"
     note = f"reads proven for every shape, no pass over the table: {cert.summary()}"
     if found is not None:
-        note += f"; {why}: hyperplane pi = {found.text()}"
-    return Plan(rec, ir, cert.regions, cert.patterns, pattern, sweep_for(cert.regions), None,
-                None, "certificate", time.perf_counter() - t0, (note,), hyperplane=found)
+        note += (f"; {why}: hyperplane pi = {found.text()}, proven to put every read on an "
+                 f"earlier step")
+    return Plan(rec, ir, cert.regions if flat else None, cert.patterns if flat else None,
+                pattern, sweep_for(cert.regions) if flat else None, None, None, "certificate",
+                time.perf_counter() - t0, (note,), hyperplane=found)
 
 
 def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
@@ -309,7 +330,7 @@ def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = Fal
     t0 = time.perf_counter()
     ir = ir or cell_ir(rec)
     notes: list[str] = []
-    if rec.ndim == 2 and not need_stages and certified:
+    if not need_stages and certified:
         proven = certified_plan(rec, ir)
         if isinstance(proven, Plan):
             return proven
