@@ -573,13 +573,39 @@ def _format_certified(d: dict[str, Any]) -> str:
         f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",
         *_answer(d),
         f"cells        {d['cells']:,}, not traced: {d['not_traced']}",
-        f"certificate  {d['certificate']['summary']}",
+        f"certificate  {_certificate_line(d)}",
         f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
         f"patterns     {', '.join(d['patterns']) or 'none match'}",
         f"selected     {pattern}",
         f"schedule     {_schedule_line(d)}",
         f"needs trace  {', '.join(d['needs_trace'])}: run at a size whose trace fits",
     ])
+
+
+def _certificate_line(d: dict[str, Any]) -> str:
+    """The ``certificate`` of an ``analyze`` object in words: what it proves (and of the
+    hyperplane schedule, whether it puts every read on an earlier step), or why there is
+    none.
+
+    Examples
+    --------
+    >>> _certificate_line({"certificate": None, "certificate_why": "it may raise (line 3)"})
+    'none: it may raise (line 3)'
+    >>> _certificate_line({"certificate": {"summary": "proven for every shape: reads (k - 1, i) "
+    ...                    "at (-1, 0), always in bounds", "hyperplane": {"pi": [1, 0],
+    ...                    "proven": True, "why": None}}})
+    'proven for every shape: reads (k - 1, i) at (-1, 0), always in bounds; pi = (1, 0) puts every read on an earlier step'
+    """
+    cert = d["certificate"]
+    if cert is None:
+        return f"none: {d['certificate_why']}"
+    plane = cert.get("hyperplane")
+    if plane is None:
+        return cert["summary"]
+    pi = tuple(plane["pi"])
+    said = ("puts every read on an earlier step" if plane["proven"] else
+            f"not proven ({plane['why']})")
+    return f"{cert['summary']}; pi = {pi} {said}"
 
 
 def _schedule_line(d: dict[str, Any]) -> str:
@@ -615,7 +641,7 @@ def format_analysis(d: dict[str, Any]) -> str:
         f"base cases   {d['base_cases']:,}",
         f"stages       {d['stages']:,} (minimal, Algorithm 1); widest stage {d['max_stage_width']:,} cells",
         f"source       {_source_reads(d)}",
-        f"certificate  {d['certificate']['summary'] if d['certificate'] else 'none: ' + str(d['certificate_why'])}",
+        f"certificate  {_certificate_line(d)}",
     ]
     if d["regions"] is None:
         lines.append(f"regions      n/a ({len(d['shape'])}-D table: patterns are for 2-D tables)")

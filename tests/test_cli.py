@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -540,7 +541,6 @@ def test_a_sum_of_reads_is_said_in_a_note(write_rec, capsys):
     assert "why          solution: 4 cell(s) read several cells" in capsys.readouterr().out
 
 
-
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_a_command_ending_its_process_releases_only_a_gpu_it_opened(write_rec, capsys,
                                                                     backend):
@@ -548,3 +548,33 @@ def test_a_command_ending_its_process_releases_only_a_gpu_it_opened(write_rec, c
     assert main(["run", write_rec(LCS), "--backend", backend, "--json"], ending=True) == 0
     phases = json.loads(capsys.readouterr().out)["phases"]
     assert "release_s" not in phases and phases["compute_s"] > 0
+
+
+def test_analyze_of_a_3d_table_prints_its_certificate(capsys):
+    assert main(["analyze", "examples/floyd_warshall.py", "--size", "4", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["regions"] is None and d["patterns"] is None
+    assert d["schedule"] == {"kind": "hyperplane", "pi": [1, 0, 0], "steps": 5}
+    cert = d["certificate"]
+    assert (cert["ndim"], cert["regions"], cert["patterns"]) == (3, None, None)
+    assert cert["holds_for_this_data"] and cert["hyperplane"] == {"pi": [1, 0, 0],
+                                                                  "proven": True, "why": None}
+    assert [r["span"] for r in cert["reads"]][1] == [[-1, -1], [0, 0], [None, None]]
+    assert main(["analyze", "examples/lcs3.py", "--size", "4"]) == 0
+    out = capsys.readouterr().out
+    assert ("certificate  proven for every shape: reads (i - 1, j - 1, k - 1) at (-1, -1, -1), "
+            "(i - 1, j, k) at (-1, 0, 0), (i, j - 1, k) at (0, -1, 0), (i, j, k - 1) at "
+            "(0, 0, -1), always in bounds; pi = (1, 1, 1) puts every read on an earlier "
+            "step\n") in out
+    assert "schedule     hyperplane pi = (1, 1, 1): 13 steps" in out
+
+
+def test_run_names_the_read_a_3d_data_requirement_let_out(write_rec, capsys):
+    from test_certify import KNAPSACKS
+
+    path = write_rec(KNAPSACKS.format(last=-2))
+    assert main(["run", path, "--size", "12", "--backend", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"cell \(\d, 12, 3\d\) reads \(\d, 11, 3\d\), outside shape \(2, 13, 37\)",
+                     err) and "Traceback" not in err
+    assert main(["run", write_rec(KNAPSACKS.format(last=3)), "--size", "12"]) == 0

@@ -40,3 +40,14 @@ def test_a_certified_analysis_names_the_answer_cell_too():
 
     d = certified_analysis(paths, "too large to trace")
     assert (d["answer_cell"], d["answer_function"]) == ([0, 0], None)
+
+
+def test_a_certificate_says_whether_it_proves_the_hyperplane_schedule():
+    from lcs3 import make_lcs3
+
+    d = analyze(make_lcs3("AC", "GTA", "CCGTA")).to_json()
+    assert d["schedule"]["kind"] == "hyperplane" and d["regions"] is None
+    assert d["certificate"]["hyperplane"] == {"pi": [1, 1, 1], "proven": True, "why": None}
+    assert d["certificate"]["summary"].startswith("proven for every shape: reads ")
+    lcs = analyze(make_lcs("AGCGTAG", "GTCAGA")).to_json()  # a pattern: no hyperplane said
+    assert lcs["certificate"]["hyperplane"] is None and lcs["certificate"]["patterns"] == ["NOSE"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.analysis.certify import Certificate, certificate
+from depgraph.analysis.certify import Certificate, certificate, unproven_hyperplane
 from depgraph.analysis.classify import Classification, classify
 from depgraph.analysis.graph import DependencyGraph, from_trace
 from depgraph.analysis.schedule import Schedule, schedule_of
@@ -133,15 +133,39 @@ class Analysis:
         }
 
     def _certificate(self) -> dict[str, Any]:
-        """``certificate``: what was proven for every shape (2-D), or ``None`` with
-        ``certificate_why``."""
+        """``certificate``: what was proven for every shape, whether this data meets its
+        requirements, and, where the schedule is a hyperplane, whether the certificate
+        proves it (:func:`_hyperplane_proof`); or ``None`` with ``certificate_why``."""
         rec = self.recurrence
-        found = certificate(rec, self.ir) if rec.ndim == 2 else "certificates are for 2-D tables"
-        if isinstance(found, Certificate):
-            broken = found.violated(rec, self.ir.params if self.ir else (), self.ir.table if self.ir else "M")
-            return {"certificate": {**found.to_json(), "holds_for_this_data": broken is None},
-                    "certificate_why": broken}
-        return {"certificate": None, "certificate_why": found}
+        ir = self.ir or cell_ir(rec)
+        found = certificate(rec, ir)
+        if not isinstance(found, Certificate):
+            return {"certificate": None, "certificate_why": found}
+        broken = found.violated(rec, ir.params, ir.table)
+        return {"certificate": {**found.to_json(), "holds_for_this_data": broken is None,
+                                "hyperplane": _hyperplane_proof(rec, ir, self.schedule)},
+                "certificate_why": broken}
+
+
+def _hyperplane_proof(rec: Recurrence, ir: CellIR, schedule: Schedule | None
+                      ) -> dict[str, Any] | None:
+    """The certificate's word on a hyperplane ``schedule``: its ``pi``, whether it is
+    ``proven`` to put every read on an earlier step, and ``why`` not; ``None`` for
+    another schedule.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(3, 4, 5), dtype=np.int64)
+    ... def cube(M, i, j, k):
+    ...     return 0 if i == 0 or k == 0 else M[i - 1, j, k] + M[i, j, k - 1]
+    >>> _hyperplane_proof(cube, cell_ir(cube), Schedule("hyperplane", (1, 0, 1), 7, ""))
+    {'pi': [1, 0, 1], 'proven': True, 'why': None}
+    """
+    if schedule is None or schedule.kind != "hyperplane" or schedule.pi is None:
+        return None
+    why = unproven_hyperplane(rec, schedule.pi, ir)
+    return {"pi": list(schedule.pi), "proven": why is None, "why": why}
 
 
 def _answer_fields(rec: Recurrence, table: np.ndarray | None) -> dict[str, Any]:
@@ -252,6 +276,7 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
         return None
     shape2 = (rec.shape[0], rec.shape[1])
     pattern = select(found.regions, shape2)
+    schedule = schedule_of(rec.shape, pattern, ir, None, None)
     return {
         "name": rec.name, "shape": list(rec.shape), "cells": rec.cells,
         "regions": list(found.regions), "patterns": list(found.patterns), "pattern": pattern,
@@ -260,8 +285,9 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
         "table_bytes": rec.cells * rec.dtype.itemsize, "timings": {},
         "source_reads": [{"read": r.text, "offset": list(r.offsets)} for r in ir.reads],
         "source_opaque": ir.opaque,
-        **_schedule_fields(schedule_of(rec.shape, pattern, ir, None, None)),
-        "certificate": {**found.to_json(), "holds_for_this_data": True},
+        **_schedule_fields(schedule),
+        "certificate": {**found.to_json(), "holds_for_this_data": True,
+                        "hyperplane": _hyperplane_proof(rec, ir, schedule)},
         "certificate_why": None,
         **_answer_fields(rec, None),
         **{k: None for k in NEEDS_TRACE},
