@@ -331,6 +331,20 @@ def test_floyd_warshall_and_lcs3_are_certified():
     assert unproven_hyperplane(three, (1, 1, 1)) is None
 
 
+def test_a_hyperplanes_proof_is_kept_beside_the_certificate(monkeypatch, tmp_path):
+    from lcs3 import make_lcs3
+
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    rec = make_lcs3("AC", "GTA", "CCGTA")
+    assert unproven_hyperplane(rec, (1, 1, 1)) is None
+    kept = {p.name.split("-", 1)[-1] for p in (tmp_path / "certificates").iterdir()}
+    assert kept == {"pi1_1_1.json"}  # the proof alone: the certificate is its own call
+    (path,) = (tmp_path / "certificates").iterdir()
+    path.write_text('{"why": 3}')  # damaged: proven again
+    assert unproven_hyperplane(rec, (1, 1, 1)) is None
+    assert "may not be on an earlier hyperplane" in unproven_hyperplane(rec, (1, 1, -1))
+
+
 @pytest.mark.parametrize("body, why", [
     ("    return M[i - 1, j, k] if i > 0 else 1\n", None),
     # no guard on the third axis: k + 1 leaves the table at its last layer
