@@ -437,3 +437,33 @@ def test_a_3d_data_requirement_is_checked_where_the_fill_runs(write_rec, backend
     with pytest.raises(OutOfBoundsError, match=r"cell \(\d, 12, 3\d\) reads \(\d, 11, 3\d\), "
                                                r"outside shape \(2, 13, 37\)"):
         fill(bad, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_while_loop_from_a_max_is_proven_and_filled_unchecked(backend):
+    # the inventory problem's x = max(0, D[t] - s): x >= 0 and x >= D[t] - s, so the
+    # read's column s + x - D[t] is at least 0, and the loop's test keeps it <= Smax
+    import inventory
+
+    rec = inventory.inventory(12)
+    assert make_plan(rec, cell_ir(rec)).method == "certificate"
+    r = fill(rec, backend=backend, verify=True)
+    assert r.verified == "equals the sequential reference exactly"
+    assert not any("checks each read" in n for n in r.notes), r.notes
+
+
+def test_a_while_loop_from_a_min_that_may_be_negative_is_not_proven(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(4, 9), dtype=np.int64)
+def cell(M, i, j):
+    if i == 0:
+        return j
+    x = min(j - 2, 0)  # at most 0: below the table's first column for j < 2
+    best = 0
+    while x <= j - 1:
+        best = max(best, M[i - 1, x])
+        x += 1
+    return best
+"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, str) and "may leave the table" in found, found

@@ -266,9 +266,6 @@ def test_a_checked_fill_at_real_sizes(write_rec):
     4096 x 4096 table named as the sweep names it, with no table."""
     from test_run import LOOPED
 
-    stock = load("examples/catalog/inventory.py", size=500)
-    r = fill(stock, backend="cuda", verify=True)
-    assert "checks each read" in " ".join(r.notes) and r.verified
     rec = load(write_rec(LOOPED.format(low=1, odd=2, cols=4096, dtype="int64")), size=4095)
     r = fill(rec, backend="cuda", verify=True)
     assert "a launch per step, every read checked" in " ".join(r.notes) and r.verified

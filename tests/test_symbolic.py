@@ -115,3 +115,38 @@ def test_a_table_extent_near_another_is_a_size_fact_in_any_dimension():
     # sides 3 apart or more: no fact
     assert [str(req) for _, req in Walk(read_cell(layers, 3), (), (9, 4, 5)).facts()] == \
         ["M.shape[1] == M.shape[2] - 1"]
+
+
+def test_a_max_or_min_of_polynomials_is_a_symbol_bounded_by_each():
+    def cell(M, i, j):
+        x = max(0, j - 2)
+        y = min(i, 3)
+        return M[y, x]
+
+    walk = _walk(cell, (), (5, 6))
+    (read,) = walk.reads
+    x, y = read.index[1], read.index[0]
+    j, i = walk.index["j"], walk.index["i"]
+    assert {("ge", x), ("ge", x - j + 2), ("ge", i - y), ("ge", 3 - y)} <= set(read.premises)
+    assert x in walk.integral and y in walk.integral
+
+
+def test_a_max_of_what_is_no_polynomial_is_unknown():
+    def cell(M, i, j, v):
+        x = max(0, v[i] / 2)  # a float: no polynomial
+        return M[i, x]
+
+    with pytest.raises(GiveUp, match="M\\[i, x\\] .* is not at a polynomial index"):
+        _walk(cell, (np.ones(3),), (3, 4))
+
+
+def test_a_max_of_the_cells_own_is_unknown():
+    def max(*values):  # the cell's own max, which the walk must not take for Python's
+        return values[0]
+
+    def shadowed(M, i, j):
+        x = max(0, j - 2)
+        return M[i, x]
+
+    with pytest.raises(GiveUp, match="is not at a polynomial index"):
+        _walk(shadowed, (), (3, 4))

@@ -16,7 +16,9 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
   symbol within its range; a ``while`` loop's *induction variable* (known before the
   loop, and assigned in it only by ``x += c``, or only by ``x -= c``, ``c`` a positive
   integer literal) a symbol at least (at most) its value before the loop; every other
-  name the loop assigns is unknown in it, and every name it assigns is unknown after it.
+  name the loop assigns is unknown in it, and every name it assigns is unknown after it;
+- ``x = max(a, b, ...)`` (``min``) of polynomials makes ``x`` a symbol at least (at most)
+  each of them for the rest of the path.
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -29,6 +31,7 @@ concern: only what each read may be when it is made.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -323,6 +326,10 @@ class Walk:
             if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 if s.value is not None:
                     self.expression(s.value, env, premises)
+                bounded = self._extremum(s, env)
+                if bounded is not None:  # the rest of the path knows the new symbol's bounds
+                    self.block(rest, env, premises + bounded)
+                    return
                 self._assign(s, env)
             elif isinstance(s, ast.Expr):
                 self.expression(s.value, env, premises)
@@ -332,6 +339,47 @@ class Walk:
                 self._while(s, env, premises)
             elif not isinstance(s, ast.Pass):
                 raise GiveUp(f"a {type(s).__name__} statement (line {s.lineno})")
+
+    def _extremum(self, s: ast.stmt, env: dict[str, Any]) -> tuple | None:
+        """For ``x = max(a, b, ...)`` (``min``) of polynomials, with Python's own ``max``
+        (``min``): ``x`` a new symbol in ``env`` and the premises ``x >= a``, ``x >= b``,
+        ... (``<=``), which its value meets, so what holds for every such symbol holds for
+        it (a relaxation: it is also one of them); ``None`` for any other statement, left
+        to :meth:`_assign`.
+
+        Examples
+        --------
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     x = max(0, j - 2)
+        ...     return M[i, x]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> env = {}
+        >>> w._extremum(ast.parse("x = max(0, j - 2)").body[0], env)
+        (('ge', _k1), ('ge', _k1 - j + 2))
+        >>> env
+        {'x': _k1}
+        """
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
+                and isinstance(s.value.func, ast.Name) and s.value.func.id in ("max", "min")
+                and len(s.value.args) >= 2 and not s.value.keywords):
+            return None
+        name = s.value.func.id
+        if self.namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
+            return None  # a max of the module's own
+        forms = [self.polynomial(a, env) for a in s.value.args]
+        if any(f is None for f in forms):
+            return None
+        integral = all(f.is_integer for f in forms)  # the walk's symbols say if they are
+        self.loops += 1
+        x = self.sympy.Symbol(f"_k{self.loops}", integer=integral)
+        if integral:
+            self.integral.add(x)
+        self.display[x] = self.sympy.Symbol(s.targets[0].id)
+        env[s.targets[0].id] = x
+        side = 1 if name == "max" else -1
+        return tuple(("ge", side * (x - f)) for f in forms)
 
     def _assign(self, s: ast.stmt, env: dict[str, Any]) -> None:
         if isinstance(s, ast.AugAssign):
