@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from depgraph.analysis.proof import Requirement, side_value
-from depgraph.frontend.ir import CellIR
+from depgraph.frontend.ir import CellIR, range_parts
 from depgraph.frontend.source import function_namespace
 
 __all__ = ["MAX_PATHS", "GiveUp", "PathRead", "Walk"]
@@ -404,16 +404,12 @@ class Walk:
                 raise GiveUp(f"an assignment to {ast.unparse(t)} (line {s.lineno})")
 
     def _loop(self, s: ast.For, env: dict[str, Any], premises: tuple) -> None:
-        call = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Name) and call.func.id == "range"
-                and 1 <= len(call.args) <= 3 and not s.orelse):
+        parts = range_parts(s.iter)
+        if parts is None or not isinstance(s.target, ast.Name) or s.orelse:
             raise GiveUp(f"a loop other than over range() (line {s.lineno})")
-        for a in call.args:
+        for a in parts:
             self.expression(a, env, premises)
-        bounds = [self.polynomial(a, env) for a in call.args]
-        lo, hi = (self.sympy.Integer(0), bounds[0]) if len(bounds) == 1 else bounds[:2]
-        step = bounds[2] if len(bounds) == 3 else self.sympy.Integer(1)
+        lo, hi, step = (self.polynomial(a, env) for a in parts)
         if step is None or not step.is_number or step == 0:
             raise GiveUp(f"a range() without a constant step (line {s.lineno})")
         inner = dict(env)

@@ -49,7 +49,7 @@ from depgraph.model import Recurrence
 from patterns import region_of
 
 __all__ = ["Read", "Load", "Guard", "CellIR", "read_cell", "cell_ir", "index_offset",
-           "LoadFinder", "HOISTED"]
+           "range_parts", "LoadFinder", "HOISTED"]
 
 #: The name prefix a hoisted load's value takes in a rewritten cell (``_dg_arg0``, ...).
 HOISTED = "_dg_arg"
@@ -335,6 +335,27 @@ class CellIR:
             return False
         taken = {load.array for load in self.loads_of(hoist)}
         return all(load.array in taken for load in self.loads)
+
+
+def range_parts(node: ast.expr) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """The start, stop and step of a ``range(...)`` call, the literals 0 and 1 where it
+    leaves them out; ``None`` for anything else.
+
+    Examples
+    --------
+    >>> [ast.unparse(e) for e in range_parts(ast.parse("range(i + 1, j)", mode="eval").body)]
+    ['i + 1', 'j', '1']
+    >>> range_parts(ast.parse("zip(a, b)", mode="eval").body) is None
+    True
+    """
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords):
+        return None
+    args = node.args
+    start = args[0] if len(args) > 1 else ast.Constant(0)
+    stop = args[1] if len(args) > 1 else args[0]
+    step = args[2] if len(args) == 3 else ast.Constant(1)
+    return start, stop, step
 
 
 def index_offset(node: ast.expr, name: str) -> int | None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.frontend.ir import CellIR
+from depgraph.frontend.ir import CellIR, range_parts
 from depgraph.frontend.source import SourceUnavailable
 
 __all__ = ["mean_iterations", "SAMPLE"]
@@ -68,13 +68,10 @@ def _work(stmts: list[ast.stmt], names: dict[str, np.ndarray], table: str,
             total = total + np.maximum(_work(s.body, names, table, shape),
                                        _work(s.orelse, names, table, shape))
         elif isinstance(s, ast.For):
-            call = s.iter
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                    and call.func.id == "range" and 1 <= len(call.args) <= 3):
-                raise _Uncounted(ast.unparse(call))
-            bounds = [_value(a, names, table, shape) for a in call.args]
-            lo, hi = (0, bounds[0]) if len(bounds) == 1 else bounds[:2]
-            step = bounds[2] if len(bounds) == 3 else 1
+            parts = range_parts(s.iter)
+            if parts is None:
+                raise _Uncounted(ast.unparse(s.iter))
+            lo, hi, step = (_value(a, names, table, shape) for a in parts)
             if not isinstance(step, int) or step == 0:
                 raise _Uncounted("a range whose step is not a literal")
             trips = np.maximum(0, -((lo - hi) // step) if step > 0 else -((hi - lo) // -step))
