@@ -337,7 +337,9 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
                      verify_s=t5 - t4 if args.verify else None, **released)
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
-            "cells_per_s": rec.cells / res.compute_s if res.compute_s > 0 else None,
+            # a walk that stopped at the answer computed only its cells
+            "cells_per_s": (rec.cells if res.filled is None else res.filled) / res.compute_s
+            if res.compute_s > 0 else None,
             "verified": verified, "output": args.output,
             "line_preview": None if res.line is None else _preview(res.line),
             "phases": phases}

@@ -116,7 +116,9 @@ def _score(rec: Recurrence, backend: str, progress: Progress | None,
     if backend == "python":
         notes.append(f"the last {plan.keep} {slices} kept")
         B, run_s = python.python_score(rec, plan, cells, cell)
-        res = ring_result(plan, B, cell, backend, run_s, 0.0, notes)
+        lines = plan.position(cell, rec.shape)[plan.axis] + 1
+        res = ring_result(plan, B, cell, backend, run_s, 0.0, notes,
+                          lines * (m if plan.axis == 0 else n))
     else:
         bounds = value_bounds(rec, ir, BY_CODE[plan.pattern].steps((n, m)))
         if bounds is not None:

@@ -458,6 +458,9 @@ def test_run_score_prints_the_answer_the_recurrence_names(write_rec, capsys, bod
     assert main(["run", path, "--score", "--backend", "cpu", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert (d["cell"], d["value"], d["answer"]) == (list(answer), whole["value"], True)
+    # its rate counts the cells it computed: LCS's 8 x 7 walk stopped after anti-diagonal 7
+    assert d["filled_cells"] == (d["cells"] if answer == (0, 5) else 35)
+    assert d["cells_per_s"] == pytest.approx(d["filled_cells"] / d["compute_s"])
     stopped = [n for n in d["notes"] if n.startswith("the walk stopped after")]
     assert stopped == ([] if answer == (0, 5) else
                        ["the walk stopped after the recurrence's answer M(4, 3), before its "

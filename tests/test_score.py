@@ -4,7 +4,7 @@ from sources import THESIS, neighbour_reads
 
 from depgraph import load, score, score_plan
 from depgraph.errors import NoPatternError, OutOfBoundsError
-from patterns import DIAGONAL_FLIPS
+from patterns import BY_CODE, DIAGONAL_FLIPS
 from runtime.backends import cpu, cpu_score
 from runtime.score_only import compare_score as verify_score
 from runtime.schedule.plan import make_plan
@@ -303,6 +303,15 @@ def test_a_score_stops_after_the_answer_the_recurrence_names(code, backend, spli
         assert (res.cell, res.value, res.answer) == (target, reference[target], True)
         assert f"the walk stopped after the recurrence's answer M{target}, before its last " \
                f"cell M{last}" in res.notes
+        # it counts the cells it computed: those of the steps up to the answer's (the
+        # python walk goes by lines even for a diagonal pattern)
+        if backend == "cpu" or code in LINES:
+            steps = BY_CODE[code].step_of(*np.indices(shape), shape)
+            assert res.filled == int(np.sum(steps <= steps[target]))
+        else:
+            plan = score_plan(load(write_rec(walk_body(code, shape))))
+            along = plan.position(target, shape)[plan.axis] + 1
+            assert res.filled == along * shape[1 - plan.axis]
         # the last line filled is the answer's: the cell and the line match the reference
         assert "the sequential reference" in verify_score(res, reference)
 

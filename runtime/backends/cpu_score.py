@@ -182,10 +182,11 @@ def cpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, i
         raise_found(ck, rec)
         if progress:
             progress(_cells_before(s1, n, m) if window else s1 * inner)
+    filled = _cells_before(steps, n, m) if window else steps * inner
     if window:
         return ScoreResult(B[(u + v) % B.shape[0], u], cell, plan.pattern, "cpu", B.size,
-                           run_s, compile_s, notes=tuple(notes))
-    return ring_result(plan, B, cell, "cpu", run_s, compile_s, notes)
+                           run_s, compile_s, notes=tuple(notes), filled=filled)
+    return ring_result(plan, B, cell, "cpu", run_s, compile_s, notes, filled)
 
 
 def _cells_before(s: int, n: int, m: int) -> int:

@@ -159,7 +159,9 @@ class ScoreResult:
     ``answer``), and for a walk by rows (columns) ``line``, the whole last row (column)
     filled.
 
-    ``kept`` is the number of cells the fill held at once; times in seconds (``check_s``:
+    ``kept`` is the number of cells the fill held at once; ``filled``, the cells it
+    computed where it stopped before the table's last (``None``: every cell, or a pass
+    whose count is not kept); times in seconds (``check_s``:
     the CPU check of the edge cells before a GPU fill); ``recovery``: the solution, when
     the score recovered it (:class:`Recovery`); ``answer``: whether ``cell`` is the cell
     the recurrence names as its answer (``target=`` of
@@ -179,6 +181,7 @@ class ScoreResult:
     line: np.ndarray | None = None
     recovery: Recovery | None = None
     answer: bool = False
+    filled: int | None = None
 
     @property
     def line_kind(self) -> str | None:
@@ -210,6 +213,7 @@ class ScoreResult:
                 "h2d_s": self.h2d_s, "check_s": self.check_s, "notes": list(self.notes),
                 "line": self.line_name, "line_kind": self.line_kind,
                 "line_cells": None if self.line is None else len(self.line),
+                "filled_cells": self.filled,
                 **(self.recovery.to_json() if self.recovery else {})}
 
 
@@ -289,15 +293,16 @@ def checked_read_source(record: str, found: Sequence[str]) -> str:
 
 
 def ring_result(plan: ScorePlan, B: np.ndarray, last: tuple[int, int], backend: str,
-                run_s: float, compile_s: float, notes: Sequence[str]) -> ScoreResult:
+                run_s: float, compile_s: float, notes: Sequence[str],
+                filled: int | None = None) -> ScoreResult:
     """The result of a walk that kept ring ``B``: the last cell, and for rows (columns)
-    the last line."""
+    the last line; ``filled``, the cells it computed (:class:`ScoreResult`)."""
     at = ring_slot(plan.axis, B, *last)
     line = None
     if not plan.gpu:
         line = B[at[0]].copy() if plan.axis == 0 else B[:, at[1]].copy()
     return ScoreResult(B[at], last, plan.pattern, backend, B.size, run_s, compile_s,
-                       notes=tuple(notes), line=line)
+                       notes=tuple(notes), line=line, filled=filled)
 
 
 def checks(rows: int, shape: tuple[int, int], extra: int = 0) -> np.ndarray:
