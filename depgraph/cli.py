@@ -458,10 +458,12 @@ def format_score(d: dict[str, Any]) -> str:
     lines.append(f"memory       {d['kept_cells']:,} cells kept at once, of {d['cells']:,}")
     if d.get("recovery"):
         r = d["recovery"]
+        held = (f"tiles of {r['block_rows']:,} x {r['block_rows']:,} being filled"
+                if d["backend"] == "cuda" else f"a block of {r['block_rows']:,} rows")
         lines[-1] += (f": {format_bytes(d['solution_memory_bytes'])} (checkpoints "
-                      f"{format_bytes(r['checkpoint_bytes'])}, a block of {r['block_rows']:,} "
-                      f"rows {format_bytes(r['block_bytes'])})")
-    if d["backend"] == "cuda":
+                      f"{format_bytes(r['checkpoint_bytes'])}, {held} "
+                      f"{format_bytes(r['block_bytes'])})")
+    if d["backend"] == "cuda" and not d.get("recovery"):
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
                      f"host->device {d['h2d_s']:.4f} s")
     lines += _time(d)

@@ -1,5 +1,5 @@
-"""A score with its solution, in linear-ish memory on the CPU (``depgraph run --score
---solution``, :func:`runtime.score_only.score` with ``solution``).
+"""A score with its solution, in linear-ish memory on the CPU or the GPU (``depgraph run
+--score --solution``, :func:`runtime.score_only.score` with ``solution``).
 
 The table is never held: a pass by rows keeps a checkpoint of the rows each block of rows
 reads above it, the target's value comes out of it, and the solution walk
@@ -7,7 +7,9 @@ reads above it, the target's value comes out of it, and the solution walk
 checkpoints (:mod:`runtime.backends.checkpoint`), so it finds the same cells and edges,
 in the same order, as over the whole table.  The memory is the checkpoints and one
 block, about ``2 sqrt(n R)`` rows for reads ``R`` rows up
-(:func:`runtime.schedule.score_plan.block_plan`).
+(:func:`runtime.schedule.score_plan.block_plan`).  On the GPU, where every read is also at
+or left of its cell's column, the pass goes by tiles and keeps each tile's edges, and the
+walk refills the tiles it crosses (:mod:`runtime.backends.cuda.tile_checkpoints`).
 
 Every read the compiled fills make is checked against the table's shape, and every value
 that may not fit the table's dtype as it is stored (as a score's,
@@ -30,7 +32,15 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends.checkpoint import Blocks
-from runtime.backends.walk import Recovery, ScoreResult, value_bounds, whole_table_note
+from runtime.backends.cuda.tile_checkpoints import TILE_SIDES, DeviceTiles
+from runtime.backends.walk import (
+    BlockPlan,
+    Recovery,
+    ScoreResult,
+    value_bounds,
+    whole_table_note,
+)
+from runtime.schedule.choose import resolve_backend
 from runtime.schedule.score_plan import block_plan
 
 __all__ = ["score_solution"]
@@ -44,7 +54,9 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     its answer, else the last cell (``UsageError`` before the fill where its answer is a
     function of the whole table); a solution from the recurrence's answer makes the
     answer the score (``ScoreResult.answer``); ``block_rows``: the rows of a block (default about
-    ``sqrt(n R)``); ``backend``: ``auto`` or ``cpu`` (it runs on one CPU core);
+    ``sqrt(n R)``; on the GPU, a tile's side); ``backend``: ``cpu`` (one core), ``cuda``
+    (where every read is at or left of its cell's column) or ``auto`` (``cuda`` where a GPU
+    is usable and the reads allow it);
     ``progress`` reports the cells filled, then the rows the walk has climbed.  The
     result's ``recovery`` holds the solution and the memory it took.
 
@@ -59,35 +71,62 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     >>> int(r.value), r.recovery.solution.cells[:3], r.recovery.refills
     (9, ((5, 4), (4, 4), (3, 4)), 2)
     """
-    if backend not in ("auto", "cpu"):
-        raise UsageError(f"the solution of a score is recovered on the CPU; leave out "
+    if backend == "python":
+        raise UsageError(f"the solution of a score is recovered by compiled fills; leave out "
                          f"{setting('backend', backend)}")
     ir = cell_ir(rec)
     plan = block_plan(rec, ir, block_rows)
+    backend, why = resolve_backend(backend)
     n, m = rec.shape
     start = target_cell(rec, target)
     steps = BY_CODE[plan.pattern].steps((n, m)) if plan.pattern in BY_CODE else n * m
     bounds = value_bounds(rec, ir, steps)
-    blocks = Blocks(rec, ir, plan, bounds)
+    if backend == "cuda" and not plan.trim:
+        if why.startswith("auto"):
+            backend, why = "cpu", (f"{why}, but the GPU's tiles need every read at or left of "
+                                   "its cell's column, so one CPU core")
+        else:
+            raise UsageError("the GPU recovers a score's solution by tiles, which needs every "
+                             "read at a constant column at or left of its cell's, and not "
+                             f"every read is: use {setting('backend', 'cpu')}")
+    if backend == "cuda":  # trimmed: every read's column is known, at or left of its cell's
+        left = max((-o[1] for o in ir.read_offsets()), default=0)
+        side = block_rows or next((t for t in TILE_SIDES if t >= max(plan.halo, left)), 0)
+        if not max(plan.halo, left, 1) <= side <= TILE_SIDES[-1]:
+            raise UsageError(f"a GPU tile's side is at least the reads' reach "
+                             f"({max(plan.halo, left)}) and at most {TILE_SIDES[-1]}: "
+                             f"{setting('block_rows', block_rows)} does not fit")
+        plan = BlockPlan(side, plan.halo, True, plan.pattern)
+        blocks = DeviceTiles(rec, ir, side, plan.halo, left, bounds)
+        how = [f"tiles of {side} x {side} cells on the GPU, an anti-diagonal of tiles a launch, "
+               f"each tile's last {plan.halo} row{'s' * (plan.halo != 1)} and {left} "
+               f"column{'s' * (left != 1)} kept"]
+    else:
+        blocks = Blocks(rec, ir, plan, bounds)
+        halo = {0: "no checkpoint (no read goes up)", 1: "a checkpoint of the row above each"
+                }.get(plan.halo, f"a checkpoint of the {plan.halo} rows above each")
+        how = ["rows top to bottom, each left to right, on one core",
+               f"blocks of {plan.rows:,} rows, {halo}"]
     run_s = blocks.forward(progress("filling cells", rec.cells) if progress else None)
     last = (n - 1, m - 1)
+    blocks.focus(last)
     value, compile_s = blocks[last], blocks.compile_s
     if progress:
         blocks.climbed = progress("refilling the blocks the solution crosses", n)
-    t0 = time.perf_counter()
+    t0, refill_s = time.perf_counter(), blocks.refill_s
     found = solution(rec, blocks, start)
-    walk_s = time.perf_counter() - t0 - blocks.refill_s - (blocks.compile_s - compile_s)
+    walk_s = (time.perf_counter() - t0 - (blocks.refill_s - refill_s)
+              - (blocks.compile_s - compile_s))
     answer = start == rec.target
     cell, value = (start, found.value) if answer else (last, value)
     recovery = Recovery(found, plan, blocks.checkpoint_bytes, blocks.block_bytes, blocks.refills,
                     blocks.refilled_cells, blocks.refill_s, walk_s)
-    halo = {0: "no checkpoint (no read goes up)", 1: "a checkpoint of the row above each"
-            }.get(plan.halo, f"a checkpoint of the {plan.halo} rows above each")
+    unit = "tile" if backend == "cuda" else "block"
+    trimmed = ", each up to its column" if plan.trim and backend == "cpu" else ""
     notes = [
-        "rows top to bottom, each left to right, on one core",
-        f"blocks of {plan.rows:,} rows, {halo}: {format_bytes(recovery.memory_bytes)} at once",
-        f"the solution walk refilled {recovery.refills} block{'s' * (recovery.refills != 1)} "
-        f"({recovery.refilled_cells:,} cells{', each up to its column' if plan.trim else ''})",
+        why, *how[:-1], f"{how[-1]}: {format_bytes(recovery.memory_bytes)} at once",
+        f"the solution walk refilled {recovery.refills} {unit}{'s' * (recovery.refills != 1)} "
+        f"({recovery.refilled_cells:,} cells{trimmed})",
         "every read checked against the table's shape as it is made"
         + ("" if bounds is None else f"; each value checked as stored: no proof it fits "
                                      f"{rec.dtype}"),
@@ -95,5 +134,6 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         *([whole_table_note(rec, last)] if callable(rec.target) else []),
     ]
     kept = recovery.memory_bytes // rec.dtype.itemsize
-    return ScoreResult(value, cell, plan.pattern, "cpu", kept, run_s, blocks.compile_s,
-                       notes=tuple(notes), recovery=recovery, answer=answer)
+    return ScoreResult(value, cell, plan.pattern, backend, kept, run_s, blocks.compile_s,
+                       h2d_s=getattr(blocks, "h2d_s", 0.0), notes=tuple(notes),
+                       recovery=recovery, answer=answer)

@@ -385,3 +385,17 @@ def test_a_solution_is_read_on_the_device_at_4096():
     assert here.table is None and any("solution read on the device" in n for n in here.notes)
     back = fill(rec, backend="cuda", solution=True)
     assert here.solution.to_json() == back.solution.to_json()
+
+
+@pytest.mark.parametrize("path, size, target", [("examples/lcs.py", 4097, True),
+                                                ("examples/catalog/edit_distance.py", 3000, True),
+                                                ("examples/smith_waterman.py", 2500, (1250, 2000))])
+def test_a_scores_solution_from_the_tiles_edges(path, size, target):
+    """The path recovered from the GPU tiles' edges (the table never held) is the CPU
+    checkpoints' own: same cells, edges and value."""
+    rec = load(path, size=size)
+    gpu = score(rec, backend="cuda", solution=target)
+    cpu = score(rec, backend="cpu", solution=target)
+    assert gpu.backend == "cuda" and gpu.recovery.plan.rows == 256
+    assert gpu.recovery.solution.to_json() == cpu.recovery.solution.to_json()
+    assert gpu.value == pytest.approx(cpu.value, rel=1e-12)

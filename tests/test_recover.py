@@ -123,7 +123,7 @@ def test_memory_is_the_checkpoints_and_one_block():
 
 
 @pytest.mark.parametrize("kwargs, text", [
-    ({"backend": "cuda"}, "on the CPU"),
+    ({"backend": "python"}, "compiled fills"),
     ({"block_rows": 0}, "at least 1"),
     ({"solution": (9, 9)}, "outside"),
 ])
