@@ -56,10 +56,14 @@ TILE_SIDES = (256, 512, 1024)
 
 def tile_source(T: int, R: int, C: int, nargs: int, bounds: tuple[int, int] | None) -> str:
     """Source of the kernel ``tile(ROWS, COLS, OUT, ck, diagonal, first, *args)``: block
-    ``k`` fills tile ``(first + k, diagonal - first - k)`` into ``OUT[k]`` (its halo first, rows ``0 .. R - 1``
-    and columns ``0 .. C - 1``), then keeps its edges (module docstring).  ``ROWS[a, h]``
-    is row ``(a + 1) T - R + h`` of the table; ``COLS[i, b, c]``, column
-    ``(b + 1) T - C + c`` of row ``i``."""
+    ``k`` fills tile ``(first + k, diagonal - first - k)`` into ``OUT[k]``, its halo first,
+    then keeps its edges (module docstring).  ``ROWS[a, h]`` is row ``(a + 1) T - R + h``
+    of the table; ``COLS[i, b, c]``, column ``(b + 1) T - C + c`` of row ``i``.
+
+    ``OUT[k]`` holds the cell ``(u, v)`` of the tile (``-R <= u < T``, ``-C <= v < T``:
+    the halo at negative indices) at ``[u + v + R + C, u + R]``, by anti-diagonals, so
+    the threads of a warp, each on its own row of one anti-diagonal, read the cells up,
+    left and up-left of theirs and store their own side by side."""
     args = arg_tail(nargs)
     e = Emitter()
     with e.block(f"def tile(ROWS, COLS, OUT, ck, diagonal, first{args})"):
@@ -69,31 +73,31 @@ def tile_source(T: int, R: int, C: int, nargs: int, bounds: tuple[int, int] | No
         if R:
             with e.block("if a > 0 and r < cols"):
                 with e.block(f"for h in range({R})"):
-                    e(f"B[h, {C} + r] = ROWS[a - 1, h, v0 + r]")
+                    e(f"B[h + r + {C}, h] = ROWS[a - 1, h, v0 + r]")
         if C:
             with e.block("if b > 0"):
                 e("q = r")
                 with e.block(f"while q < {R} + rows"):
                     with e.block(f"if u0 - {R} + q >= 0"):
                         with e.block(f"for c in range({C})"):
-                            e(f"B[q, c] = COLS[u0 - {R} + q, b - 1, c]")
+                            e(f"B[q + c, q] = COLS[u0 - {R} + q, b - 1, c]")
                     e(f"q += {T}")
         e("cuda.syncthreads()")
         with e.block("for s in range(rows + cols - 1)"):
             e("v = s - r")
             with e.block("if r < rows and v >= 0 and v < cols"):
                 e("i = u0 + r", "j = v0 + v")
-                emit_store(e, f"B[{R} + r, {C} + v]", f"cell(B, i, j{args}, ck)",
+                emit_store(e, f"B[s + {R + C}, r + {R}]", f"cell(B, i, j{args}, ck)",
                            ("i", "j"), bounds, "ck", "cuda.atomic.cas(ck, 7, 0, 1) == 0")
             e("cuda.syncthreads()")
         if R:
             with e.block(f"if u0 + {T} < n and r < cols"):
                 with e.block(f"for h in range({R})"):
-                    e(f"ROWS[a, h, v0 + r] = B[{T} + h, {C} + r]")
+                    e(f"ROWS[a, h, v0 + r] = B[h + r + {T + C}, h + {T}]")
         if C:
             with e.block(f"if v0 + {T} < m and r < rows"):
                 with e.block(f"for c in range({C})"):
-                    e(f"COLS[u0 + r, b, c] = B[{R} + r, {T} + c]")
+                    e(f"COLS[u0 + r, b, c] = B[r + c + {T + R}, r + {R}]")
     return e.source
 
 
@@ -124,14 +128,14 @@ class DeviceTiles:
         # axis of length 0 where there is none, which numba's arrays take)
         rows_shape, cols_shape = (A - 1, R, m), (n, Bt - 1, C)
         slots = min(A, Bt)
-        out_shape = (slots, R + T, C + T)
+        out_shape = (slots, 2 * T - 1 + R + C, T + R)
         check_fits(rec, [("the tiles' last rows", rows_shape), ("their last columns", cols_shape),
                          (f"{slots} tiles being filled", out_shape)], score=True)
         self.checkpoint_bytes = (math.prod(rows_shape) + math.prod(cols_shape)) * rec.dtype.itemsize
         self.block_bytes = math.prod(out_shape) * rec.dtype.itemsize
         cuda = cuda_module()
         read = checked_read_source("cuda.atomic.cas(ck, 2, 0, 1) == 0", [
-            f"return B[a - (x0 // {T}) * {T} + {R}, b - (x1 // {T}) * {T} + {C}]"])
+            f"u = a - (x0 // {T}) * {T}", f"return B[u + b - (x1 // {T}) * {T} + {R + C}, u + {R}]"])
         cell = rewritten_cell(rec, ir, read, {"cuda": cuda}, stop=f"{CHECK}[2] != 0")
         kernel = compile_kernel(rec, tile_source(T, R, C, len(rec.args), bounds), "tile", cell)
         t0 = time.perf_counter()
@@ -146,7 +150,7 @@ class DeviceTiles:
         t0 = time.perf_counter()
         self._launch = launcher(kernel, self._first)
         self.compile_s = time.perf_counter() - t0
-        self._back = cuda.pinned_array((R + T, C + T), dtype=rec.dtype)
+        self._back = cuda.pinned_array(out_shape[1:], dtype=rec.dtype)
         self.held: tuple[int, int] | None = None  # the tile on the host, and its cells
         self._cells = np.empty((0, 0), dtype=rec.dtype)
         self.refills = self.refilled_cells = 0
@@ -198,11 +202,11 @@ class DeviceTiles:
         if self.held is None:
             self.focus(cell)
         a, b = self.held  # type: ignore[misc]
-        u, v = i - a * self.T + self.R, j - b * self.T + self.C
-        if not (0 <= u < self.R + self.T and 0 <= v < self.C + self.T and 0 <= i
-                and 0 <= j and i < self.shape[0] and j < self.shape[1]):
+        u, v = i - a * self.T, j - b * self.T
+        if not (-self.R <= u < self.T and -self.C <= v < self.T and 0 <= i < self.shape[0]
+                and 0 <= j < self.shape[1]):
             raise RecurrenceError(
                 f"the solution walk read {cell}, outside the tile it holds ({self.held}, "
                 f"{self.T} cells a side, with {self.R} rows above and {self.C} columns left): "
                 "a read farther than the source's offsets say")
-        return self._cells[u, v]
+        return self._cells[u + v + self.R + self.C, u + self.R]
