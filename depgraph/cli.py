@@ -235,6 +235,23 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
     return phases
 
 
+def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]
+                  ) -> None:
+    """Print a command's ``data``: with ``--json`` one object, whose ``output_s`` phase is
+    the time to make it (the edges of a long solution take seconds, which the phases'
+    total would otherwise leave out), else ``text(data)``."""
+    if not as_json:
+        print(text(data))
+        return
+    t0 = time.perf_counter()
+    phases = data["phases"]
+    body = json.dumps({k: v for k, v in data.items() if k != "phases"})
+    output_s = time.perf_counter() - t0
+    phases = {**{k: v for k, v in phases.items() if k != "total_s"}, "output_s": output_s,
+              "total_s": phases["total_s"] + output_s}
+    print(f'{body[:-1]}, "phases": {json.dumps(phases)}}}')
+
+
 def _release_gpu(args: argparse.Namespace) -> dict[str, float]:
     """The ``release_s`` phase of a command whose process ends with it (``args.ending``)
     and that opened a GPU: handing the GPU back before the output
@@ -300,7 +317,7 @@ def _run(args: argparse.Namespace) -> int:
                 t3 - t2, **({"solution_s": res.solution_s} if found else {}), **released)}
     if found and found.note:
         data["notes"].append(found.note)
-    print(json.dumps(data) if args.json else format_run(data))
+    _print_result(data, args.json, format_run)
     return 0
 
 
@@ -343,7 +360,7 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
             "verified": verified, "output": args.output,
             "line_preview": None if res.line is None else _preview(res.line),
             "phases": phases}
-    print(json.dumps(data) if args.json else format_score(data))
+    _print_result(data, args.json, format_score)
     return 0
 
 

@@ -226,6 +226,7 @@ def test_run_json_gives_phases_that_add_up_and_the_last_cell(write_rec, capsys):
     parts = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
     assert abs(parts - phases["total_s"]) < 1e-6 + 0.05 * phases["total_s"]
     assert d["target"] == [7, 6] and d["value"] == 4 and d["on_device"] is False
+    assert phases["output_s"] >= 0  # making the object is timed too
     assert main(["run", write_rec(LCS), "--backend", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "value        M(7, 6) = 4 (the last cell filled)" in out and "s in all: startup" in out
@@ -239,6 +240,7 @@ def test_run_score_gives_phases_that_add_up(write_rec, capsys, backend):
     parts = sum(v for k, v in phases.items() if k != "total_s" and v is not None)
     assert abs(parts - phases["total_s"]) < 1e-6 + 0.05 * phases["total_s"]
     assert phases["verify_s"] is not None and phases["check_s"] is not None
+    assert phases["output_s"] >= 0 and list(phases)[-2:] == ["output_s", "total_s"]
     assert main(["run", write_rec(LCS), "--score", "--backend", backend]) == 0
     assert "s in all: startup" in capsys.readouterr().out
 
