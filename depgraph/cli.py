@@ -590,14 +590,16 @@ def _format_certified(d: dict[str, Any]) -> str:
     (:func:`depgraph.certified_analysis`)."""
     pattern = (f"{d['pattern']}: {d['pattern_stages']:,} steps" if d["pattern"]
                else "none: no pattern fits")
+    flat = [  # the regions and patterns of a 2-D table
+        f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
+        f"patterns     {', '.join(d['patterns']) or 'none match'}",
+        f"selected     {pattern}"] if d["regions"] is not None else []
     return "\n".join([
         f"recurrence   {d['name']}  shape {tuple(d['shape'])}  dtype {d['dtype']}",
         *_answer(d),
         f"cells        {d['cells']:,}, not traced: {d['not_traced']}",
         f"certificate  {_certificate_line(d)}",
-        f"regions      {', '.join(d['regions']) or 'none (no reads)'} (proven for every shape)",
-        f"patterns     {', '.join(d['patterns']) or 'none match'}",
-        f"selected     {pattern}",
+        *flat,
         f"schedule     {_schedule_line(d)}",
         f"needs trace  {', '.join(d['needs_trace'])}: run at a size whose trace fits",
     ])

@@ -245,6 +245,18 @@ def test_run_score_gives_phases_that_add_up(write_rec, capsys, backend):
     assert "s in all: startup" in capsys.readouterr().out
 
 
+def test_analyze_beyond_the_trace_of_a_3d_table_gives_its_hyperplane(write_rec, capsys):
+    big = write_rec("""
+@recurrence(shape=(2000, 3000, 4000), dtype=np.int64)
+def cube(M, i, j, k):
+    return 0 if i == 0 or k == 0 else M[i - 1, j, k] + M[i, j, k - 1]
+""")
+    assert main(["analyze", big]) == 0
+    out = capsys.readouterr().out
+    assert "schedule     hyperplane pi = (1, 0, 1): 5,999 steps" in out
+    assert "regions" not in out and "needs trace  edges" in out
+
+
 def test_analyze_beyond_the_trace_answers_from_the_certificate(write_rec, capsys):
     big = write_rec("""
 @recurrence(shape=(10**6, 10**6), dtype=np.int64)

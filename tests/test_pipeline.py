@@ -51,3 +51,21 @@ def test_a_certificate_says_whether_it_proves_the_hyperplane_schedule():
     assert d["certificate"]["summary"].startswith("proven for every shape: reads ")
     lcs = analyze(make_lcs("AGCGTAG", "GTCAGA")).to_json()  # a pattern: no hyperplane said
     assert lcs["certificate"]["hyperplane"] is None and lcs["certificate"]["patterns"] == ["NOSE"]
+
+
+def test_a_certified_analysis_of_a_3d_table_gives_its_proven_hyperplane():
+    @recurrence(shape=(2000, 3000, 4000), dtype=np.int64)
+    def cube(M, i, j, k):
+        return 0 if i == 0 or k == 0 else M[i - 1, j, k] + M[i, j, k - 1]
+
+    d = certified_analysis(cube, "too large to trace")
+    assert (d["regions"], d["patterns"], d["pattern"], d["pattern_stages"]) == (None,) * 4
+    assert d["schedule"] == {"kind": "hyperplane", "pi": [1, 0, 1], "steps": 1999 + 3999 + 1}
+    assert d["certificate"]["hyperplane"] == {"pi": [1, 0, 1], "proven": True, "why": None}
+    assert d["stages"] is None and "stages" in d["needs_trace"]
+
+    @recurrence(shape=(2000, 3000, 4000), dtype=np.int64)
+    def wander(M, i, j, k):  # a read that may leave the table: nothing proven
+        return 0 if i == 0 else M[i - 1, j, k + 1]
+
+    assert certified_analysis(wander, "too large to trace") is None

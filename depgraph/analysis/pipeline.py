@@ -252,9 +252,11 @@ NEEDS_TRACE = ("edges", "base_cases", "stages", "max_stage_width", "region_count
 
 
 def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
-    """The ``analyze --json`` object of a 2-D table too large to trace (``why``), from a
-    certificate that holds for this data: the regions the reads are proven to fall in,
-    the patterns and the pattern's steps; the fields only a trace gives
+    """The ``analyze --json`` object of a table too large to trace (``why``), from a
+    certificate that holds for this data: for a 2-D table the regions the reads are
+    proven to fall in, the patterns and the pattern's steps, for any table its schedule
+    (a k-D table's only where the certificate proves its hyperplane); the fields only a
+    trace gives
     (:data:`NEEDS_TRACE`) are ``None`` and listed in ``needs_trace``.  ``None`` without
     such a certificate.
 
@@ -268,18 +270,21 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
     >>> d["regions"], d["pattern"], d["pattern_stages"], d["stages"], d["needs_trace"][0]
     (['Left', 'Up'], 'NOSE', 1999999, None, 'edges')
     """
-    if rec.ndim != 2:
-        return None
     ir = cell_ir(rec)
     found = certificate(rec, ir)
     if not isinstance(found, Certificate) or found.violated(rec, ir.params, ir.table):
         return None
+    flat = rec.ndim == 2
     shape2 = (rec.shape[0], rec.shape[1])
-    pattern = select(found.regions, shape2)
+    pattern = select(found.regions, shape2) if flat else None
     schedule = schedule_of(rec.shape, pattern, ir, None, None)
+    hyperplane = _hyperplane_proof(rec, ir, schedule)
+    if not flat and not (hyperplane and hyperplane["proven"]):
+        return None  # a k-D table: what is proven is its schedule, or nothing
     return {
         "name": rec.name, "shape": list(rec.shape), "cells": rec.cells,
-        "regions": list(found.regions), "patterns": list(found.patterns), "pattern": pattern,
+        "regions": list(found.regions) if flat else None,
+        "patterns": list(found.patterns) if flat else None, "pattern": pattern,
         "pattern_stages": None if pattern is None else BY_CODE[pattern].steps(shape2),
         "target": None, "table_cells": rec.cells, "dtype": str(rec.dtype),
         "table_bytes": rec.cells * rec.dtype.itemsize, "timings": {},
@@ -287,7 +292,7 @@ def certified_analysis(rec: Recurrence, why: str) -> dict[str, Any] | None:
         "source_opaque": ir.opaque,
         **_schedule_fields(schedule),
         "certificate": {**found.to_json(), "holds_for_this_data": True,
-                        "hyperplane": _hyperplane_proof(rec, ir, schedule)},
+                        "hyperplane": hyperplane},
         "certificate_why": None,
         **_answer_fields(rec, None),
         **{k: None for k in NEEDS_TRACE},
