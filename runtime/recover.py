@@ -32,7 +32,8 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends.checkpoint import Blocks
-from runtime.backends.cuda.tile_checkpoints import TILE_SIDES, DeviceTiles
+from runtime.backends.cuda.tile_checkpoints import DeviceTiles
+from runtime.backends.tile_edges import TILE_SIDES, HostTiles, TileCells
 from runtime.backends.walk import (
     BlockPlan,
     Recovery,
@@ -68,8 +69,8 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     ... def paths(M, i, j):
     ...     return 1 if i == 0 or j == 0 else max(M[i - 1, j], M[i, j - 1]) + 1
     >>> r = score_solution(paths, block_rows=2)
-    >>> int(r.value), r.recovery.solution.cells[:3], r.recovery.refills
-    (9, ((5, 4), (4, 4), (3, 4)), 2)
+    >>> int(r.value), r.recovery.solution.cells[:3], r.recovery.refills  # tiles of 2 x 2
+    (9, ((5, 4), (4, 4), (3, 4)), 5)
     """
     if backend == "python":
         raise UsageError(f"the solution of a score is recovered by compiled fills; leave out "
@@ -84,22 +85,28 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     if backend == "cuda" and not plan.trim:
         if why.startswith("auto"):
             backend, why = "cpu", (f"{why}, but the GPU's tiles need every read at or left of "
-                                   "its cell's column, so one CPU core")
+                                   "its cell's column, so the CPU")
         else:
             raise UsageError("the GPU recovers a score's solution by tiles, which needs every "
                              "read at a constant column at or left of its cell's, and not "
                              f"every read is: use {setting('backend', 'cpu')}")
-    if backend == "cuda":  # trimmed: every read's column is known, at or left of its cell's
+    blocks: Blocks | TileCells
+    if plan.trim:  # every read's column known, at or left of its cell's: tiles
         left = max((-o[1] for o in ir.read_offsets()), default=0)
-        side = block_rows or next((t for t in TILE_SIDES if t >= max(plan.halo, left)), 0)
-        if not max(plan.halo, left, 1) <= side <= TILE_SIDES[-1]:
-            raise UsageError(f"a GPU tile's side is at least the reads' reach "
-                             f"({max(plan.halo, left)}) and at most {TILE_SIDES[-1]}: "
-                             f"{setting('block_rows', block_rows)} does not fit")
+        reach, most = max(plan.halo, left, 1), TILE_SIDES[-1] if backend == "cuda" else None
+        side = block_rows or next(t for t in TILE_SIDES if t >= reach)
+        if side < reach or (most and side > most):
+            raise UsageError(f"a tile's side is at least the reads' reach ({reach})"
+                             + (f" and at most {most} on the GPU" if most else "")
+                             + f": {setting('block_rows', block_rows)} does not fit")
         plan = BlockPlan(side, plan.halo, True, plan.pattern)
-        blocks = DeviceTiles(rec, ir, side, plan.halo, left, bounds)
-        how = [f"tiles of {side} x {side} cells on the GPU, an anti-diagonal of tiles a launch, "
-               f"each tile's last {plan.halo} row{'s' * (plan.halo != 1)} and {left} "
+        if backend == "cuda":
+            blocks, where = DeviceTiles(rec, ir, side, plan.halo, left, bounds), "the GPU"
+        else:
+            blocks = HostTiles(rec, ir, side, plan.halo, left, bounds)
+            where = f"{blocks.threads} core{'s' * (blocks.threads != 1)}"
+        how = [f"tiles of {side} x {side} cells on {where}, an anti-diagonal of tiles at a "
+               f"time, each tile's last {plan.halo} row{'s' * (plan.halo != 1)} and {left} "
                f"column{'s' * (left != 1)} kept"]
     else:
         blocks = Blocks(rec, ir, plan, bounds)
@@ -121,8 +128,8 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     cell, value = (start, found.value) if answer else (last, value)
     recovery = Recovery(found, plan, blocks.checkpoint_bytes, blocks.block_bytes, blocks.refills,
                     blocks.refilled_cells, blocks.refill_s, walk_s)
-    unit = "tile" if backend == "cuda" else "block"
-    trimmed = ", each up to its column" if plan.trim and backend == "cpu" else ""
+    unit = "block" if isinstance(blocks, Blocks) else "tile"
+    trimmed = ", each up to its column" if plan.trim and unit == "block" else ""
     notes = [
         why, *how[:-1], f"{how[-1]}: {format_bytes(recovery.memory_bytes)} at once",
         f"the solution walk refilled {recovery.refills} {unit}{'s' * (recovery.refills != 1)} "

@@ -101,10 +101,25 @@ def test_a_knapsack_refills_whole_rows():
     assert not rv.plan.trim and rv.refilled_cells % rec.shape[1] == 0
 
 
+def make_far_right(A):
+    @recurrence(shape=A.shape, dtype=np.int64, args=(A,))
+    def far_right(M, i, j, A):  # a read up and right: row blocks, not tiles
+        best = A[i, j]
+        if i >= 2 and j + 1 < M.shape[1]:
+            best = max(best, M[i - 2, j + 1] + A[i, j])
+        if j >= 1:
+            best = max(best, M[i, j - 1])
+        return best
+
+    return far_right
+
+
 def test_a_read_two_rows_up_keeps_two_rows_a_checkpoint():
     A = np.random.default_rng(2).integers(0, 3, (17, 12))
-    rv = _same(make_far(A), block_rows=3)
-    assert rv.plan.halo == 2 and rv.checkpoint_bytes == 5 * 2 * 12 * 8
+    rv = _same(make_far_right(A), block_rows=3)  # blocks of 3 rows, 5 checkpoints
+    assert rv.plan.halo == 2 and not rv.plan.trim and rv.checkpoint_bytes == 5 * 2 * 12 * 8
+    rv = _same(make_far(A), block_rows=3)  # tiles of 3: 5 tile rows kept, 3 tile columns
+    assert rv.plan.halo == 2 and rv.checkpoint_bytes == (5 * 2 * 12 + 17 * 3 * 1) * 8
 
 
 def test_a_sum_walks_back_down_to_blocks_it_left():
@@ -114,12 +129,26 @@ def test_a_sum_walks_back_down_to_blocks_it_left():
 
 
 def test_memory_is_the_checkpoints_and_one_block():
-    rec = make_lcs(np.arange(99) % 4, np.arange(40) % 3)
+    rec = make_knapsack(np.arange(1, 100) % 5 + 1, np.arange(99) % 7, 40)  # whole rows
     r = score(rec, solution=True)
     rv = r.recovery
-    assert rv.plan.rows == 10 and rv.checkpoint_bytes == 9 * 41 * 4
-    assert rv.memory_bytes == rv.checkpoint_bytes + 11 * 41 * 4 == r.kept * 4
+    assert rv.plan.rows == 10 and rv.checkpoint_bytes == 9 * 41 * 8
+    assert rv.memory_bytes == rv.checkpoint_bytes + 11 * 41 * 8 == r.kept * 8
     assert r.to_json()["solution_memory_bytes"] == rv.memory_bytes
+
+
+def test_memory_is_the_tiles_edges_and_a_tile_a_thread(monkeypatch):
+    from runtime.backends import cpu
+
+    monkeypatch.setattr(cpu, "barrier_threads", lambda: 2)
+    rec = make_lcs(np.arange(99) % 4, np.arange(40) % 3)  # a 100 x 41 table
+    r = score(rec, solution=True, block_rows=16)
+    rv = r.recovery
+    # 7 rows of tiles keep their last row (6 of them), 3 columns their last column (2)
+    assert rv.plan.rows == 16 and rv.checkpoint_bytes == (6 * 41 + 100 * 2) * 4
+    assert rv.block_bytes == 2 * (16 + 1) * (16 + 1) * 4  # a tile and its halo a thread
+    assert rv.memory_bytes == rv.checkpoint_bytes + rv.block_bytes == r.kept * 4
+    assert "tiles of 16 x 16 cells on 2 cores" in " ".join(r.notes)
 
 
 @pytest.mark.parametrize("kwargs, text", [
@@ -197,5 +226,5 @@ def test_a_recovery_function_is_followed_through_the_checkpoints():
 
     with pytest.raises(RecurrenceError, match=r"the recovery function corner of 'paths' "
                        r"failed: RecurrenceError: the solution walk read \(0, 0\), outside "
-                       r"the block it holds"):
+                       r"the tile it holds"):
         score(_with(paths, recover=corner), solution=True, block_rows=2)
