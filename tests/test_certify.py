@@ -11,6 +11,8 @@ from sources import LCS
 
 from depgraph import Family, analyze, cell_ir, fill, load
 from depgraph.analysis.certify import Certificate, certificate, certify, unproven_hyperplane
+from depgraph.analysis.prover import Prover, prove
+from depgraph.analysis.symbolic import Walk
 from depgraph.analysis.schedule import traced_offsets
 from depgraph.errors import OutOfBoundsError, RecurrenceError
 from depgraph.frontend.loader import definitions, load_module
@@ -192,7 +194,7 @@ def test_the_integer_knapsacks_while_loop_is_proven():
     rec = make_integer_knapsack(*data(6))
     cert = certificate(rec)
     assert isinstance(cert, Certificate), cert
-    assert [str(r) for r in cert.requires] == ["min(w) >= 0"]
+    assert [str(r) for r in cert.requires] == ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1"]
     assert cert.regions == ("Up", "UpLeft") and "RUD" in cert.patterns
     assert [r.offsets for r in cert.reads] == [("-1", "0"), ("-1", "-k*w[i - 1]")]
     assert make_plan(rec, cell_ir(rec)).method == "certificate"
@@ -265,7 +267,7 @@ def test_an_unsound_while_loop_is_not_proven(write_rec, test, read, tail, why):
     found = certify(cell_ir(rec), rec.args, rec.shape)
     if why is None:
         assert isinstance(found, Certificate) and [str(r) for r in found.requires] == \
-            ["min(w) >= 0"]
+            ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1"]
     else:
         assert isinstance(found, str) and why in found, found
 
@@ -429,7 +431,8 @@ def test_a_3d_data_requirement_is_checked_where_the_fill_runs(write_rec, backend
     good = load(write_rec(KNAPSACKS.format(last=3)), size=12)
     plan = make_plan(good, cell_ir(good))
     assert plan.method == "certificate" and plan.hyperplane.pi == (0, 1, 0)
-    assert [str(r) for r in certificate(good).requires] == ["min(w) >= 0"]
+    assert [str(r) for r in certificate(good).requires] == ["min(w) >= 0",
+                                                             "w.shape[0] == M.shape[1] - 1"]
     np.testing.assert_array_equal(fill(good, backend=backend).table, analyze(good).table)
     # a negative weight in the last row: j - w reads past the last layer's right edge
     bad = load(write_rec(KNAPSACKS.format(last=-2)), size=12)
@@ -467,3 +470,102 @@ def cell(M, i, j):
 """))
     found = certify(cell_ir(rec), rec.args, rec.shape)
     assert isinstance(found, str) and "may leave the table" in found, found
+
+
+@pytest.mark.parametrize("name, requires", [
+    ("nim", []),  # range(1, min(k + 1, m) + 1): t <= m
+    ("transportation", ["d.shape[0] == M.shape[0] - 1"]),
+    ("winning_in_las_vegas", ["T == M.shape[0] - 1", "C == M.shape[1] - 1"]),
+    ("assembly_line_balancing", ["M.shape[1] == 2", "a.shape[1] == M.shape[0]"]),
+    ("deadline_scheduling", ["M.shape[0] == M.shape[1]", "d.shape[0] == M.shape[0] - 1",
+                             "max(d) <= M.shape[0] - 1"]),
+    ("discounted_profits", ["min(G) >= 0", "M.shape[0] == M.shape[1]", "T == M.shape[0] - 1",
+                            "G.shape[0] == M.shape[0]", "max(G) <= M.shape[0] - 1"]),
+])
+def test_catalog_cells_with_bounds_from_min_the_sizes_or_the_data_are_proven(name, requires):
+    rec = load(f"examples/catalog/{name}.py", size=9)
+    cert = certificate(rec)
+    assert isinstance(cert, Certificate) and [str(r) for r in cert.requires] == requires, cert
+    # nim's int8 values are not proven to fit (a loop): its fill still checks them
+    unproven = "no proof that every value fits int8" if name == "nim" else None
+    assert (certified_plan(rec, cell_ir(rec)) if unproven else
+            make_plan(rec, cell_ir(rec)).method) == (unproven or "certificate")
+    assert "the sequential reference" in fill(rec, backend="cpu", verify=True).verified
+
+
+LOOKALIKE = """
+deadlines = np.array({d}, dtype=np.int64)
+
+@recurrence(shape=(4, 9), dtype=np.int64, args=(deadlines,))
+def cell(M, k, m, d):
+    if k == d.shape[0]:
+        return m
+    best = M[k + 1, m]
+    for t in range(1, {end} + 1):
+        best = max(best, M[k + 1, {read}])
+    return best
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+@pytest.mark.parametrize("d, end, read, why, bad", [
+    # min(m, d[k]) bounds t by m: proven, as the catalog's transportation
+    ([2, 5, 8], "min(m, d[k])", "m - t", None, None),
+    # max(m, d[k]) bounds t by neither: m - t may be below the table
+    ([2, 5, 8], "max(m, d[k])", "m - t", "may leave the table", r"reads \(\d, -\d\)"),
+    # t <= d[k] <= 8 = M.shape[1] - 1 proves t in the table, not m + t
+    ([2, 5, 8], "d[k]", "m + t", "may leave the table", r"reads \(\d, \d\d\)"),
+    # t <= d[k] and max(d) <= M.shape[1] - 1: t is a column
+    ([2, 5, 8], "d[k]", "t", None, None),
+])
+def test_a_bound_from_min_or_the_data_proves_only_what_it_bounds(write_rec, backend, d, end,
+                                                                 read, why, bad):
+    rec = load(write_rec(LOOKALIKE.format(d=d, end=end, read=read)))
+    if why is None:
+        assert make_plan(rec, cell_ir(rec)).method == "certificate"
+        np.testing.assert_array_equal(fill(rec, backend=backend).table, analyze(rec).table)
+        return
+    assert why in certified_plan(rec, cell_ir(rec))
+    with pytest.raises(OutOfBoundsError, match=bad + r", outside shape \(4, 9\)"):
+        fill(rec, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_deadline_past_the_last_column_breaks_the_ceiling_and_is_checked_where_the_fill_runs(
+        write_rec, backend):
+    source = LOOKALIKE.format(end="d[k]", read="t", d="{d}")
+    good = load(write_rec(source.format(d=[2, 5, 8])))
+    assert "max(d) <= M.shape[1] - 1" in map(str, certificate(good).requires)
+    # the last deadline, 9, reads past column 8: the ceiling does not hold, so nothing
+    # is proven (a certificate kept for other data is refused: the requirement fails)
+    bad = load(write_rec(source.format(d=[2, 5, 9])))
+    assert certified_plan(bad, cell_ir(bad)).startswith("no certificate (")
+    assert "max(d) <= M.shape[1] - 1 does not hold (max(d) is 9)" == \
+        certificate(good).violated(bad, cell_ir(bad).params)
+    with pytest.raises(OutOfBoundsError, match=r"cell \(2, \d\) reads \(3, 9\), outside shape"):
+        fill(bad, backend=backend)
+
+
+def test_a_bound_on_an_arrays_data_holds_only_of_elements_read_inside_it(write_rec):
+    # with a row fewer in w than the table needs, w[i - 1] in the last row reads past its
+    # end, whatever min(w) says: nothing of that element is proven
+    source = """
+w = np.array({w}, dtype=np.int64)
+
+@recurrence(shape=(5, 9), dtype=np.int64, args=(w,))
+def cell(M, i, j, w):
+    if i == 0 or j == 0:
+        return 0
+    wi = w[i - 1]
+    if wi > j:
+        return M[i - 1, j]
+    return max(M[i - 1, j], 1 + M[i - 1, j - wi])
+"""
+    fits = load(write_rec(source.format(w=[1, 2, 1, 3])))
+    assert [str(r) for r in certificate(fits).requires] == ["min(w) >= 0",
+                                                           "w.shape[0] == M.shape[0] - 1"]
+    short = load(write_rec(source.format(w=[1, 2, 1])))
+    assert isinstance(certify(cell_ir(short), short.args, short.shape), str)
+    walk = Walk(cell_ir(short), short.args, short.shape)
+    walk.block(list(cell_ir(short).definition().body), {}, ())
+    assert prove(Prover(walk, 0, tuple(walk.facts()))) == "the read w[i - 1] (line 5) may leave w"

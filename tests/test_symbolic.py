@@ -127,8 +127,44 @@ def test_a_max_or_min_of_polynomials_is_a_symbol_bounded_by_each():
     (read,) = walk.reads
     x, y = read.index[1], read.index[0]
     j, i = walk.index["j"], walk.index["i"]
-    assert {("ge", x), ("ge", x - j + 2), ("ge", i - y), ("ge", 3 - y)} <= set(read.premises)
+    assert set(walk.bounds) == {("ge", x), ("ge", x - j + 2), ("ge", i - y), ("ge", 3 - y)}
     assert x in walk.integral and y in walk.integral
+
+
+def test_a_max_or_min_anywhere_is_one_symbol_per_call_and_each_range_end_bounds_the_loop():
+    def cell(M, i, j):
+        for t in range(1, min(i + 1, j) + 1):
+            if M[i, j - t] == 0:
+                return M[i, min(j, i + 1) - 1]
+        return 0
+
+    walk = _walk(cell, (), (5, 6))
+    loop, other = walk.reads
+    i, j = walk.index["i"], walk.index["j"]
+    t = j - loop.index[1]
+    (low,) = (other.index[1] + 1).free_symbols  # min(j, i + 1): another call, another symbol
+    (top,) = (loop.premises[1][1] + t).free_symbols  # range's end: min(i + 1, j) + 1
+    assert loop.premises == (("ge", t - 1), ("ge", top - t))
+    assert low != top and {("ge", i + 1 - top), ("ge", j - top)} <= set(walk.bounds)
+    assert {("ge", j - low), ("ge", i + 1 - low)} <= set(walk.bounds)
+
+
+def test_an_arrays_elements_are_read_with_their_premises_and_len_is_its_extent():
+    def cell(M, i, j, d):
+        if i >= len(d):
+            return 0
+        return M[i + 1, j] if j <= d[i] else 0
+
+    walk = _walk(cell, (np.array([1, 2]),), (3, 4))
+    ((array, read),) = walk.elements
+    n = walk.extent_of("d", 0)
+    assert array == "d" and read.index == (walk.index["i"],)
+    assert read.premises == (("ge", n - 1 - walk.index["i"]),)
+    assert [str(req) for _, req in walk.facts()] == ["M.shape[0] == M.shape[1] - 1",
+                                                     "d.shape[0] == M.shape[0] - 1",
+                                                     "d.shape[0] == M.shape[1] - 2"]
+    assert [str(req) for _, req in walk.ceilings()] == ["max(d) <= M.shape[0] - 1",
+                                                        "max(d) <= M.shape[1] - 1"]
 
 
 def test_a_max_of_what_is_no_polynomial_is_unknown():

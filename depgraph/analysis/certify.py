@@ -17,7 +17,11 @@ integer knapsack's ``M[i - 1, c - k * w[i - 1]]``), the proof may need a bound o
 argument's data: ``min(w) >= 0``, then ``min(w) >= 1`` are tried, and the one needed is
 a :class:`Requirement` checked against the data in time proportional to the argument
 (:meth:`Certificate.violated`).  So may it need a size fact (Floyd-Warshall's
-``M.shape[0] == M.shape[2] + 1``): only those it needs are kept as requirements.
+``M.shape[0] == M.shape[2] + 1``, the knapsack's ``w.shape[0] == M.shape[0] - 1``), and
+where those are not enough, a ceiling on an argument's data that indexes ``M`` or bounds
+an index (``max(d) <= M.shape[1] - 1``): only those it needs are kept as requirements.
+A bound on an argument's data holds of the elements the cell reads only where each of
+those reads is proven inside the argument: a compiled read past its end is not checked.
 
 The certificate is a fact of the source, the argument kinds and the module constants the
 cell reads, not of the size: cached on disk by their digest and the prover's modules'
@@ -47,7 +51,7 @@ import numpy as np
 from depgraph.analysis import proof, prover, symbolic
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
 from depgraph.analysis.prover import Prover, later_read, prove
-from depgraph.analysis.symbolic import GiveUp, Walk
+from depgraph.analysis.symbolic import SMALL, GiveUp, Walk
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
@@ -179,8 +183,10 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
         return str(exc)
     why = ""
     sizes = tuple(walk.facts())
+    data = sizes + tuple(walk.ceilings())
     floors = LADDER if walk.indexing() else (None,)
-    for facts in ((), sizes) if sizes else ((),):  # the size facts only where needed
+    # the size facts only where needed, the data's ceilings only where those are not enough
+    for facts in dict.fromkeys(((), sizes, data)):
         for floor in floors:
             prover = Prover(walk, floor, facts)
             found = prove(prover)
@@ -193,10 +199,15 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
 
 
 def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prover]:
-    """The certificate proven again without each of the prover's size facts in turn,
-    where it holds without it: a requirement the proof does not need would refuse
-    tables it holds for."""
-    for fact in prover.facts:
+    """The certificate proven again without each of the prover's size and data facts in
+    turn, where it holds without it: a requirement the proof does not need would refuse
+    tables it holds for.  The facts of the arguments go first, the last offered first,
+    then the table's own: of facts that say the same, the table's are kept (a square
+    table's ``M.shape[0] == M.shape[1]`` rather than each side against an argument's
+    length)."""
+    table = f"{prover.walk.ir.table}.shape["
+    own = [f for f in prover.facts if f[1].subject.startswith(table)]
+    for fact in [f for f in reversed(prover.facts) if f not in own] + own:
         fewer = Prover(prover.walk, prover.floor, tuple(f for f in prover.facts if f is not fact))
         found = prove(fewer)
         if isinstance(found, Certificate):
@@ -218,15 +229,20 @@ def _prover_digest() -> str:
 
 
 def _size_facts(args: tuple[Any, ...], shape: tuple[int, ...]) -> tuple[Any, ...]:
-    """The size facts :meth:`~depgraph.analysis.symbolic.Walk.facts` may use, coarsely:
-    how each table extent, and each argument's extents (a scalar's value), sit against
-    the table's."""
+    """The size and data facts :meth:`~depgraph.analysis.symbolic.Walk.facts` and
+    :meth:`~depgraph.analysis.symbolic.Walk.ceilings` may use, coarsely: how each table
+    extent, and each argument's extents (a scalar's value), sit against the table's, the
+    small extents' values, and which extents each integer array's greatest element is
+    below."""
     def near(v: int) -> tuple[int | None, ...]:
         return tuple(v - n if abs(v - n) <= 2 else None for n in shape)
 
     sizes = [near(int(a)) if isinstance(a, (int, np.integer)) else
              tuple(near(d) for d in np.shape(a)) for a in args]
-    return tuple(near(n) for n in shape), tuple(sizes)
+    below = [tuple(int(a.max()) <= n - 1 for n in shape)
+             for a in args if isinstance(a, np.ndarray) and a.dtype.kind in "iub" and a.size]
+    return (tuple(near(n) for n in shape), tuple(sizes),
+            tuple(n if n <= SMALL else None for n in shape), tuple(below))
 
 
 def _key(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> str:
@@ -259,7 +275,7 @@ def certificate(rec: Any, ir: CellIR | None = None) -> Certificate | str:
     ...     return max(M[i - 1, j], p[i - 1] + M[i - 1, j - wi])
     >>> cert = certificate(knapsack)
     >>> [str(r) for r in cert.requires], cert.regions
-    (['min(w) >= 0'], ('Up', 'UpLeft'))
+    (['min(w) >= 0', 'w.shape[0] == M.shape[0] - 1'], ('Up', 'UpLeft'))
     >>> from dataclasses import replace
     >>> cert.violated(replace(knapsack, args=(np.array([2, -1, 1]), p)), ("w", "p"))
     'min(w) >= 0 does not hold (min(w) is -1)'

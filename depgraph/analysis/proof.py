@@ -21,7 +21,8 @@ __all__ = ["Requirement", "Span", "ProvenRead", "Certificate", "side_value"]
 @dataclass(frozen=True)
 class Requirement:
     """``subject relation bound``, what an instance must satisfy for the certificate to
-    hold: ``min(w) >= 0`` of an argument's data, or a size fact the proof used,
+    hold: ``min(w) >= 0`` or ``max(d) <= M.shape[1] - 1`` of an argument's data, or a
+    size fact the proof used,
     ``M.shape[0] == M.shape[1]`` or ``len(P) == M.shape[0] + 1`` (the table by its name in
     the cell); checked in time proportional to the arguments
     (:meth:`Certificate.violated`)."""
@@ -36,12 +37,12 @@ class Requirement:
     def holds(self, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> bool:
         a = side_value(self.subject, table, names, shape)
         b = side_value(self.bound, table, names, shape)
-        return a >= b if self.relation == ">=" else a == b
+        return {">=": a >= b, "<=": a <= b, "==": a == b}[self.relation]
 
 
 def side_value(text: str, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> int:
     """The value of one side of a :class:`Requirement`: an integer, ``min(a)``,
-    ``len(a)``, ``a.shape[k]`` (``table.shape[k]`` the table's), a scalar argument, each
+    ``max(a)``, ``len(a)``, ``a.shape[k]`` (``table.shape[k]`` the table's), a scalar argument, each
     plus an integer; ``names`` the arguments by name.
 
     Examples
@@ -50,6 +51,8 @@ def side_value(text: str, table: str, names: dict[str, Any], shape: tuple[int, .
     2
     >>> side_value("M.shape[1] + 2", "M", {}, (4, 6))
     8
+    >>> side_value("max(d)", "M", {"d": [3, 1, 4]}, (2, 2))
+    4
     """
     found = re.fullmatch(r"(.*?)(?: ([+-]) (\d+))?", text)
     assert found is not None
@@ -57,10 +60,11 @@ def side_value(text: str, table: str, names: dict[str, Any], shape: tuple[int, .
     shift = int(extra or 0) * (-1 if sign == "-" else 1)
     if re.fullmatch(r"-?\d+", head):
         return int(head) + shift
-    call = re.fullmatch(r"(min|len)\((\w+)\)", head)
+    call = re.fullmatch(r"(min|max|len)\((\w+)\)", head)
     if call:
         data = np.asarray(names[call.group(2)])
-        return (int(data.min()) if call.group(1) == "min" else len(data)) + shift
+        how = call.group(1)
+        return (len(data) if how == "len" else int(getattr(data, how)())) + shift
     extent = re.fullmatch(r"(\w+)\.shape\[(\d+)\]", head)
     if extent:
         sizes = shape if extent.group(1) == table else np.shape(names[extent.group(1)])

@@ -15,17 +15,21 @@ premises it finds contradictory are).  What it knows of a monomial is only that,
 factor is at least some ``low >= 0``, the product is at least the product of the lows.
 
 Assumptions: every symbol is an integer; a floor on the arguments' elements that index
-``M`` (``min(w) >= floor``) and the size facts given are taken as premises, and become
-the certificate's requirements.
+``M`` (``min(w) >= floor``) and the size and data facts given are taken as premises, and
+become the certificate's requirements.  A bound on an array's data is taken of an
+element only where the element's read is proven inside the array (:func:`_inside`).
 """
 
 from __future__ import annotations
 
+import re
 from itertools import product
 from typing import Any
 
+import numpy as np
+
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Span
-from depgraph.analysis.symbolic import Walk
+from depgraph.analysis.symbolic import PathRead, Walk
 from patterns import matching, region_of
 
 __all__ = ["Prover", "prove", "later_read"]
@@ -43,7 +47,7 @@ class Prover:
         self.domain = [("ge", x) for x in i] + [("ge", n - 1 - x) for x, n in zip(i, walk.extent)] \
             + [("ge", n - 1) for n in walk.extent] \
             + ([("ge", sym - floor) for sym in walk.indexing()] if floor is not None else []) \
-            + [atom for atoms, _ in facts for atom in atoms]
+            + [atom for atoms, _ in facts for atom in atoms] + walk.bounds
         self.domain_forms = {e for _, e in self.domain}
         self.nonneg = set(i) | set(walk.extent)
         self.coefficients: dict[Any, dict[Any, Any]] = {}
@@ -165,6 +169,13 @@ def prove(prover: Prover) -> Certificate | str:
     assumed) and its size facts (premises and the requirement each becomes); or why
     there is none."""
     walk = prover.walk
+    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
+        if prover.floor is not None else []
+    assumed = set(arrays) | {found.group(1) for _, req in prover.facts
+                             if (found := re.fullmatch(r"max\((\w+)\)", req.subject))}
+    for array, read in walk.elements:
+        if array in assumed and not _inside(prover, array, read):
+            return f"the read {read.text} (line {read.line}) may leave {array}"
     flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
     proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     for read in walk.reads:
@@ -194,14 +205,31 @@ def prove(prover: Prover) -> Certificate | str:
             proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
                            tuple(map(_union, old[1], spans)), old[2] | regions)
     regions = tuple(sorted(set().union(*(r for *_, r in proven.values())))) if proven else ()
-    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
-        if prover.floor is not None else []
     reads = tuple(ProvenRead(text, line, offs, spans, tuple(sorted(regs)))
                   for (text, line), (offs, spans, regs)
                   in sorted(proven.items(), key=lambda kv: kv[0][1]))
     return Certificate(walk.ir.ndim, reads, regions, matching(regions) if flat else (),
                        tuple(Requirement(f"min({a})", ">=", str(prover.floor)) for a in arrays)
                        + tuple(req for _, req in prover.facts))
+
+
+def _inside(prover: Prover, array: str, read: PathRead) -> bool:
+    """Whether the read of an element of the argument ``array`` is proven inside it for
+    every shape (Python's negative indices counted in): ``-n <= index <= n - 1`` along
+    each axis of ``n`` elements, or its path never taken.  What a bound on the array's
+    data says of the element holds only then: a compiled read past the array's end is
+    not checked, and reads what the array does not hold."""
+    walk = prover.walk
+    if len(read.index) != np.ndim(walk.params[array]) or any(e is None for e in read.index):
+        return False
+    for axis, e in enumerate(read.index):
+        n = walk.extent_of(array, axis)
+        low, high = prover.least(e + n, read.premises), prover.least(n - 1 - e, read.premises)
+        if "never" in (low, high):
+            return True
+        if not (_at_least(low, 0) and _at_least(high, 0)):
+            return False
+    return True
 
 
 def later_read(prover: Prover, pi: tuple[int, ...]) -> str | None:

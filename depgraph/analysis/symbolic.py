@@ -9,7 +9,7 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
   argument's element ``w[i - 1]``, one per index value; a scalar argument, ``len(X)``);
 - a path's premises are the branch tests that lead to the read (an ``if`` that returned
   before it, negated; ``a if t else b``; ``x and y``; a ``for k in range(lo, hi)`` gives
-  ``lo <= k <= hi - 1``; a ``while`` loop's test, in its body), as polynomial
+  ``lo <= k <= hi - 1``, each end that is a polynomial; a ``while`` loop's test, in its body), as polynomial
   inequalities; a test that is not a comparison of polynomials is dropped (a weaker
   premise, so still sound);
 - a loop's body is walked once for all its iterations: a ``for`` loop's variable is a
@@ -17,8 +17,9 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
   loop, and assigned in it only by ``x += c``, or only by ``x -= c``, ``c`` a positive
   integer literal) a symbol at least (at most) its value before the loop; every other
   name the loop assigns is unknown in it, and every name it assigns is unknown after it;
-- ``x = max(a, b, ...)`` (``min``) of polynomials makes ``x`` a symbol at least (at most)
-  each of them for the rest of the path.
+- ``max(a, b, ...)`` (``min``) of polynomials, wherever it is computed (``x = max(0,
+  j - d)``, ``range(1, min(a, d[k]) + 1)``), is a symbol at least (at most) each of them
+  (:attr:`Walk.bounds`).
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -44,10 +45,13 @@ from depgraph.analysis.proof import Requirement, side_value
 from depgraph.frontend.ir import CellIR, range_parts
 from depgraph.frontend.source import function_namespace
 
-__all__ = ["MAX_PATHS", "GiveUp", "PathRead", "Walk"]
+__all__ = ["MAX_PATHS", "SMALL", "GiveUp", "PathRead", "Walk"]
 
 #: Paths through the body beyond which the walk gives up (the branches multiply).
 MAX_PATHS = 256
+
+#: A table extent up to which the walk offers "the extent is this constant" as a size fact.
+SMALL = 2
 
 
 class GiveUp(Exception):
@@ -94,14 +98,24 @@ class Walk:
         self.display: dict[Any, Any] = {n: sympy.Symbol(f"{ir.table}.shape[{k}]")
                                          for k, n in enumerate(self.extent)}
         self.reads: list[PathRead] = []
+        #: each read of an integer array argument's element, with its array
+        self.elements: list[tuple[str, PathRead]] = []
+        #: what holds of the symbols of ``max``/``min`` calls wherever they are computed
+        self.bounds: list[tuple[str, Any]] = []
         self.paths = 0
         self.loops = 0
 
     def facts(self) -> list[tuple[tuple[tuple[str, Any], ...], Requirement]]:
-        """What this instance's sizes say that the source does not: a table extent equal
-        to another plus up to 2 (a square table; Floyd-Warshall's ``(n + 1) x n x n``), an
-        argument's extent or a scalar argument equal to a table extent plus up to 2; each
-        as premises and the requirement that a later instance checks.
+        """What this instance's sizes say that the source does not, each as premises and
+        the requirement that a later instance checks:
+
+        - a table extent equal to another plus up to 2 (a square table; Floyd-Warshall's
+          ``(n + 1) x n x n``), or to a constant up to :data:`SMALL` (two lines of an
+          assembly line);
+        - an argument's extent or a scalar argument equal to a table extent plus up to 2.
+
+        Only of what a read's index or premises hold (an array's extent: of an array
+        whose element they hold): no other fact can help prove a read.
 
         Examples
         --------
@@ -116,19 +130,48 @@ class Walk:
                       f"{table}.shape[{b}]")
                for a, b in combinations(range(self.ir.ndim), 2)
                if abs(self.shape[a] - self.shape[b]) <= 2]
+        out += [_equal(n[a], self.sympy.Integer(size), 0, f"{table}.shape[{a}]", str(size))
+                for a, size in enumerate(self.shape) if size <= SMALL]
         names = dict(self.params)
+        used = self._used()
+        arrays = {self.loads[sym] for sym in used if sym in self.loads}
         for text, sym in self.opaque.items():  # an element's key is no text
             if sym in self.loads or not isinstance(text, str) \
+                    or sym not in used and text.split(".")[0] not in arrays \
                     or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
                 continue
             try:
                 value = side_value(text, table, names, self.shape)
             except (KeyError, IndexError, TypeError, ValueError):
                 continue
-            for axis, size in enumerate(self.shape):
-                if abs(value - size) <= 2:
-                    out.append(_equal(sym, n[axis], value - size, text, f"{table}.shape[{axis}]"))
-                    break
+            out += [_equal(sym, n[axis], value - size, text, f"{table}.shape[{axis}]")
+                    for axis, size in enumerate(self.shape) if abs(value - size) <= 2]
+        return out
+
+    def _used(self) -> set[Any]:
+        """The symbols the reads' indices and premises hold, and the ``max``/``min``
+        symbols' bounds: the only ones a fact can help prove a read with."""
+        forms = [e for r in self.reads for e in r.index] + \
+            [e for r in self.reads for _, e in r.premises] + [e for _, e in self.bounds]
+        return set().union(*(e.free_symbols for e in forms))
+
+    def ceilings(self) -> list[tuple[tuple[tuple[str, Any], ...], Requirement]]:
+        """What this instance's data say of an integer array argument whose element a
+        read's index or premises hold: every element at most a table extent less 1
+        (``max(d) <= M.shape[1] - 1``: a deadline, a stock's next level, as an index or
+        a bound of one), for each axis it holds for; as premises on each of the array's
+        elements' symbols, and the requirement that a later instance checks."""
+        used = self._used()
+        out = []
+        for array in sorted({self.loads[sym] for sym in used if sym in self.loads}):
+            data = self.params[array]
+            if data.size == 0:
+                continue
+            top = int(data.max())
+            elements = [sym for sym, a in self.loads.items() if a == array]
+            out += [(tuple(("ge", self.extent[axis] - 1 - sym) for sym in elements),
+                     Requirement(f"max({array})", "<=", f"{self.ir.table}.shape[{axis}] - 1"))
+                    for axis, size in enumerate(self.shape) if top <= size - 1]
         return out
 
     def indexing(self) -> list[Any]:
@@ -175,7 +218,12 @@ class Walk:
             return self._subscript(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id == "len" and len(node.args) == 1:
+            of = node.args[0]
+            if isinstance(of, ast.Name) and isinstance(self.params.get(of.id), np.ndarray):
+                return self.extent_of(of.id, 0)  # one symbol, however the source writes it
             return self._symbol(ast.unparse(node), True)
+        if isinstance(node, ast.Call):
+            return self._extremum(node, env)
         return None
 
     def _name(self, name: str, env: dict[str, Any]) -> Any | None:
@@ -201,17 +249,45 @@ class Walk:
             if base.value.id == self.ir.table and isinstance(axis, int) and 0 <= axis < self.ir.ndim:
                 return self.extent[axis]
             return self._symbol(ast.unparse(node), True)
+        array = self._element_array(node, env)
+        if array is not None:
+            # one element per index value, not per text: ``w[k]`` before and after
+            # ``k += 1`` are two elements; an index the walk cannot follow, a new one
+            at = self._element_index(node, env)
+            key = (array, at) if all(e is not None for e in at) else (array, len(self.opaque))
+            return self._symbol(ast.unparse(node), True, array, key)
+        return None
+
+    def _element_array(self, node: ast.Subscript, env: dict[str, Any]) -> str | None:
+        """The integer array argument ``node`` reads an element of, or ``None``."""
+        base = node.value
         if isinstance(base, ast.Name) and base.id in self.params and base.id not in env:
             data = self.params[base.id]
             if isinstance(data, np.ndarray) and data.dtype.kind in "iub":
-                # one element per index value, not per text: ``w[k]`` before and after
-                # ``k += 1`` are two elements; an index the walk cannot follow, a new one
-                parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                at = tuple(self.polynomial(e, env) for e in parts)
-                key = (base.id, at) if all(e is not None for e in at) else \
-                    (base.id, len(self.opaque))
-                return self._symbol(ast.unparse(node), True, base.id, key)
+                return base.id
         return None
+
+    def _element_index(self, node: ast.Subscript, env: dict[str, Any]) -> tuple[Any, ...]:
+        """The index of an element read ``node``, a polynomial (or ``None``) per axis."""
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return tuple(self.polynomial(e, env) for e in parts)
+
+    def _element_read(self, node: ast.Subscript, env: dict[str, Any], premises: tuple) -> None:
+        """Keep the read ``node`` of an array argument's element with its path's premises
+        (:attr:`elements`), and make the array's extents symbols (``w.shape[0]``), which
+        :meth:`facts` may tie to the table's: a data requirement on the array holds of
+        the elements its reads give only where each read is proven inside the array (a
+        read past its end reads what the array does not hold)."""
+        array = self._element_array(node, env)
+        assert array is not None
+        index = self._element_index(node, env)
+        for k in range(min(len(index), np.ndim(self.params[array]))):
+            self.extent_of(array, k)
+        self.elements.append((array, PathRead(ast.unparse(node), node.lineno, index, premises)))
+
+    def extent_of(self, array: str, axis: int) -> Any:
+        """The symbol of an array argument's extent along ``axis``."""
+        return self._symbol(f"{array}.shape[{axis}]", True)
 
     def conditions(self, node: ast.expr, env: dict[str, Any],
                    holds: bool) -> list[list[tuple[str, Any]]]:
@@ -300,6 +376,8 @@ class Walk:
             for e in elements:
                 self.expression(e, env, premises)
             return
+        if isinstance(node, ast.Subscript) and self._element_array(node, env) is not None:
+            self._element_read(node, env, premises)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expression(child, env, premises)
@@ -326,10 +404,6 @@ class Walk:
             if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 if s.value is not None:
                     self.expression(s.value, env, premises)
-                bounded = self._extremum(s, env)
-                if bounded is not None:  # the rest of the path knows the new symbol's bounds
-                    self.block(rest, env, premises + bounded)
-                    return
                 self._assign(s, env)
             elif isinstance(s, ast.Expr):
                 self.expression(s.value, env, premises)
@@ -340,46 +414,37 @@ class Walk:
             elif not isinstance(s, ast.Pass):
                 raise GiveUp(f"a {type(s).__name__} statement (line {s.lineno})")
 
-    def _extremum(self, s: ast.stmt, env: dict[str, Any]) -> tuple | None:
-        """For ``x = max(a, b, ...)`` (``min``) of polynomials, with Python's own ``max``
-        (``min``): ``x`` a new symbol in ``env`` and the premises ``x >= a``, ``x >= b``,
-        ... (``<=``), which its value meets, so what holds for every such symbol holds for
-        it (a relaxation: it is also one of them); ``None`` for any other statement, left
-        to :meth:`_assign`.
+    def _extremum(self, call: ast.Call, env: dict[str, Any]) -> Any | None:
+        """``max(a, b, ...)`` (``min``) of polynomials, with Python's own ``max`` (``min``),
+        as a symbol of its own, one per function and arguments' forms, with the facts
+        ``x >= a``, ``x >= b``, ... (``<=``) in :attr:`bounds`: its value meets them, so
+        what holds for every such symbol holds for it (a relaxation: it is also one of
+        them); ``None`` for a call of any other kind.
 
         Examples
         --------
         >>> from depgraph.frontend.ir import read_cell
         >>> def f(M, i, j):
-        ...     x = max(0, j - 2)
-        ...     return M[i, x]
+        ...     return M[i, max(0, j - 2)]
         >>> w = Walk(read_cell(f, 2), (), (3, 4))
-        >>> env = {}
-        >>> w._extremum(ast.parse("x = max(0, j - 2)").body[0], env)
-        (('ge', _k1), ('ge', _k1 - j + 2))
-        >>> env
-        {'x': _k1}
+        >>> x = w.polynomial(ast.parse("max(0, j - 2)", mode="eval").body, {})
+        >>> w.display[x], w.bounds
+        (max(0, j - 2), [('ge', _o0), ('ge', _o0 - j + 2)])
         """
-        if not (isinstance(s, ast.Assign) and len(s.targets) == 1
-                and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
-                and isinstance(s.value.func, ast.Name) and s.value.func.id in ("max", "min")
-                and len(s.value.args) >= 2 and not s.value.keywords):
-            return None
-        name = s.value.func.id
-        if self.namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
-            return None  # a max of the module's own
-        forms = [self.polynomial(a, env) for a in s.value.args]
+        name = call.func.id if isinstance(call.func, ast.Name) else None
+        if name not in ("max", "min") or len(call.args) < 2 or call.keywords \
+                or self.namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
+            return None  # not Python's own max (min) of two values or more
+        forms = [self.polynomial(a, env) for a in call.args]
         if any(f is None for f in forms):
             return None
-        integral = all(f.is_integer for f in forms)  # the walk's symbols say if they are
-        self.loops += 1
-        x = self.sympy.Symbol(f"_k{self.loops}", integer=integral)
-        if integral:
-            self.integral.add(x)
-        self.display[x] = self.sympy.Symbol(s.targets[0].id)
-        env[s.targets[0].id] = x
-        side = 1 if name == "max" else -1
-        return tuple(("ge", side * (x - f)) for f in forms)
+        key = (name, tuple(forms))
+        known = key in self.opaque
+        x = self._symbol(ast.unparse(call), all(f.is_integer for f in forms), key=key)
+        if not known:
+            side = 1 if name == "max" else -1
+            self.bounds += [("ge", side * (x - f)) for f in forms]
+        return x
 
     def _assign(self, s: ast.stmt, env: dict[str, Any]) -> None:
         if isinstance(s, ast.AugAssign):
@@ -421,10 +486,11 @@ class Walk:
         self.integral.add(k)
         self.display[k] = self.sympy.Symbol(s.target.id)
         inner[s.target.id] = k
-        within: tuple = ()
-        if lo is not None and hi is not None:
-            within = (("ge", k - lo), ("ge", hi - 1 - k)) if step > 0 else \
-                (("ge", lo - k), ("ge", k - hi - 1))
+        within: tuple = ()  # each end bounds k on its own: range(1, min(a, b) + 1) does
+        if lo is not None:
+            within += (("ge", k - lo if step > 0 else lo - k),)
+        if hi is not None:
+            within += (("ge", hi - 1 - k if step > 0 else k - hi - 1),)
         self.block(list(s.body), inner, premises + within)
         for name in inner:
             if name not in env or inner[name] is not env.get(name):
