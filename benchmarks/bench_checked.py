@@ -2,13 +2,19 @@
 
 A fill whose reads no certificate proves checks each read (in the table, in a region the
 pattern has filled) and each value where it runs (``runtime.run.fill``'s "checked fill").
-This times that fill against the unchecked one on the same recurrence, side by side, the
-median of ``--repeat`` runs each (compile excluded), on the CPU (all cores) and, with
-``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Recurrences: LCS
-(straight, NOSE), a straight row recurrence whose column read depends on its data (RUD),
-and the catalog's integer knapsack and transportation problem (a loop per cell, RUD).
+This times that fill against the unchecked one on the same recurrence, side by side in
+interleaved rounds (plain, checked, plain, checked...; compile excluded), the median of
+``--repeat`` rounds each, on the CPU (all cores, or one with ``--sequential``) and, with
+``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Cases
+(``--cases``, by name; all by default): LCS (straight, NOSE), a straight row recurrence
+whose column read depends on its data (RUD), the catalog's integer knapsack and
+transportation problem (a loop per cell, both proven since), and the catalog's examples
+whose reads or values no certificate proves.  Where no fill can check its own reads
+(no pattern allows every region their constant offsets leave open), "checked" is the
+plain fill plus the compiled checked sweep that plans it (:func:`checked_sweep`).
 
     python benchmarks/bench_checked.py --cpu-size 3000 [--gpu --gpu-size 16384] [--repeat 5]
+    python benchmarks/bench_checked.py --cases process_scheduling,nim --repeat 9
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import json
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +36,7 @@ from depgraph.frontend.ir import cell_ir  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
 from runtime.backends import cpu  # noqa: E402
 from runtime.backends.walk import value_bounds  # noqa: E402
-from runtime.schedule.plan import in_fill_plan  # noqa: E402
+from runtime.schedule.plan import checked_sweep, in_fill_plan, make_plan  # noqa: E402
 
 
 def drift(n: int):
@@ -46,36 +53,60 @@ def drift(n: int):
     return drift
 
 
-def cases(size: int, knapsack_types: int):
-    return [
-        ("lcs", load(ROOT / "examples/lcs.py", size=size)),
-        ("drift", drift(size)),
-        ("integer knapsack", load(ROOT / "examples/catalog/integer_knapsack.py",
-                                  size=knapsack_types)),
-        ("transportation", load(ROOT / "examples/catalog/transportation.py",
-                                size=knapsack_types)),
-    ]
+def catalog(name: str, size: int):
+    """The catalog's example ``name`` at family size ``size``."""
+    return load(ROOT / f"examples/catalog/{name}.py", size=size)
 
 
-def median(run, repeat: int) -> float:
-    run()  # compiles, and touches the code paths once
-    return statistics.median(run() for _ in range(repeat))
+#: Each case, made from the benchmark's size ``n`` (``--cpu-size``, ``--gpu-size``); the
+#: catalog's tables grow with sizes of their own, derived from ``n``.
+CASES = {
+    "lcs": lambda n: load(ROOT / "examples/lcs.py", size=n),
+    "drift": drift,
+    "integer knapsack": lambda n: catalog("integer_knapsack", n // 10),
+    "transportation": lambda n: catalog("transportation", n // 10),
+    # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states
+    "process_scheduling": lambda n: catalog("process_scheduling", n),
+    # reads at S | (1 << v), a bit operation (2^V columns)
+    "min_spanning_tree": lambda n: catalog("min_spanning_tree", max(2, n.bit_length() + 3)),
+    "optimal_assignment": lambda n: catalog("optimal_assignment", max(1, n.bit_length() + 5)),
+    # reads proven, int8 values not (a loop): the fill checks both
+    "nim": lambda n: catalog("nim", n * 300),
+}
 
 
-def cpu_row(name: str, rec, repeat: int) -> dict:
+def interleaved(runs: dict[str, Callable[[], float]], repeat: int) -> dict[str, float]:
+    """The median of ``repeat`` rounds of each run, the runs taking turns in each round
+    (after one untimed round, which compiles)."""
+    for run in runs.values():
+        run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            times[name].append(run())
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def cpu_row(name: str, rec, repeat: int, parallel: bool) -> dict:
     ir = cell_ir(rec)
     plan = in_fill_plan(rec, ir)
+    swept = isinstance(plan, str)  # no fill checks itself: a checked sweep plans it first
+    if swept:
+        plan = make_plan(rec, ir, certified=False)
     p = BY_CODE[plan.pattern]
     layout = "F" if p.storage == "columns" else "C"
 
     def one(checked: bool) -> float:
         M = cpu.touched_table(rec, layout)
-        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, checked=checked)
+        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, parallel, checked=checked and not swept)
         assert not ck[cpu.OOB] and not ck[cpu.MISFIT]
-        return timing.run_s
+        return timing.run_s + (checked_sweep(rec, ir)[3] if checked and swept else 0.0)
 
-    plain, checked = median(lambda: one(False), repeat), median(lambda: one(True), repeat)
-    return {"case": name, "where": "cpu", "shape": list(rec.shape), "pattern": p.code,
+    t = interleaved({"plain": lambda: one(False), "checked": lambda: one(True)}, repeat)
+    plain, checked = t["plain"], t["checked"]
+    return {"case": name, "where": ("cpu" if parallel else "cpu, one thread")
+            + (", checked sweep" if swept else ""),
+            "shape": list(rec.shape), "pattern": p.code,
             "plain_s": plain, "checked_s": checked, "ratio": checked / plain}
 
 
@@ -101,8 +132,8 @@ def gpu_rows(name: str, rec, repeat: int) -> list[dict]:
             assert c is None or not res.checks[0]
             return res.compute_s
 
-        plain = median(lambda: one(None), repeat)
-        checked = median(lambda: one(checks), repeat)
+        t = interleaved({"plain": lambda: one(None), "checked": lambda: one(checks)}, repeat)
+        plain, checked = t["plain"], t["checked"]
         rows.append({"case": name, "where": f"cuda, {label}", "shape": list(rec.shape),
                      "pattern": p.code, "plain_s": plain, "checked_s": checked,
                      "ratio": checked / plain})
@@ -115,15 +146,22 @@ def main() -> None:
     ap.add_argument("--gpu", action="store_true")
     ap.add_argument("--gpu-size", type=int, default=16384)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cases", default=",".join(CASES),
+                    help=f"comma-separated, of: {', '.join(CASES)}")
+    ap.add_argument("--sequential", action="store_true", help="the CPU fill on one thread")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    rows = [cpu_row(n, r, a.repeat) for n, r in cases(a.cpu_size, a.cpu_size // 10)]
+    names = [c.strip() for c in a.cases.split(",")]
+    unknown = [c for c in names if c not in CASES]
+    if unknown:
+        ap.error(f"unknown cases {unknown}: choose among {list(CASES)}")
+    rows = [cpu_row(n, CASES[n](a.cpu_size), a.repeat, not a.sequential) for n in names]
     if a.gpu:
         from runtime.backends.cuda.device import status
 
         print(status()[1])
-        for n, r in cases(a.gpu_size, a.gpu_size // 10):
-            rows += gpu_rows(n, r, a.repeat)
+        for n in names:
+            rows += gpu_rows(n, CASES[n](a.gpu_size), a.repeat)
     for r in rows:
         print(f"{r['case']:18s} {str(tuple(r['shape'])):16s} {r['where']:30s} {r['pattern']:5s} "
               f"plain {r['plain_s'] * 1e3:9.2f} ms  checked {r['checked_s'] * 1e3:9.2f} ms  "

@@ -12,7 +12,9 @@ data and the size.  So a plan is always made for the very recurrence being fille
 - other tables, for a fill that can check its own reads (:func:`in_fill_plan`,
   which :func:`runtime.run.fill` asks for first): the regions the
   reads *may* fall in by their constant offsets along each axis
-  (:meth:`depgraph.frontend.ir.CellIR.possible_regions`) choose a pattern (2-D), else
+  (:meth:`depgraph.frontend.ir.CellIR.possible_regions`), or where those allow no
+  pattern the regions of a certificate whose data requirements hold (a cell whose
+  reads are proven but not its values), choose a pattern (2-D), else
   their offsets a hyperplane (any dimension), and the fill checks, where it runs, that
   each read is in the table and in the pattern's regions (on an earlier hyperplane),
   and each value fits.  Nothing is run before the fill; a fill
@@ -292,9 +294,17 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     except SourceUnavailable as exc:
         return str(exc)
     pattern = None if regions is None else select(regions, (rec.shape[0], rec.shape[1]))
+    how = "their constant offsets along each axis"
+    if regions is not None and pattern is None:
+        # the constant offsets leave too much open (nim's M[k, m - t]); a certificate may
+        # not (its values, not its reads, unproven): the fill still checks every read
+        cert = certificate(rec, ir)
+        if isinstance(cert, Certificate) and not cert.violated(rec, ir.params, ir.table):
+            regions, how = cert.regions, "the certificate"
+            pattern = select(regions, (rec.shape[0], rec.shape[1]))
     if pattern is not None:
-        note = (f"reads may fall in {', '.join(regions or ())} (their constant offsets along "
-                f"each axis): the fill checks each read, and each value, where it runs")
+        note = (f"reads may fall in {', '.join(regions or ())} ({how}): the fill checks "
+                f"each read, and each value, where it runs")
         return Plan(rec, ir, regions, matching(regions or ()), pattern, sweep_for(regions or ()),
                     None, None, "checked fill", time.perf_counter() - t0, (note,))
     found, why = source_hyperplane(ir, rec.shape)
