@@ -21,6 +21,7 @@ from patterns.eight import (
     step_line,
     sweep_for,
 )
+from patterns.lexorder import LexOrder, lex_order
 from patterns.regions import REGION_CODE, REGIONS, region_codes, region_names, region_of
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "breaking_regions",
     "frame_offset",
     "last_cell",
+    "LexOrder",
+    "lex_order",
     "matching",
     "region_codes",
     "region_names",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from patterns.lexorder import LexOrder
 from patterns.regions import REGION_CODE, REGIONS
 
 __all__ = [
@@ -230,6 +231,18 @@ class Sweep:
                 if outer == -so or (outer == 0 and inner == -si):
                     out.add(REGIONS[(a + 1) * 3 + b + 1])
         return frozenset(out)
+
+    @property
+    def order(self) -> LexOrder:
+        """The same order as a :class:`patterns.lexorder.LexOrder`.
+
+        Examples
+        --------
+        >>> Sweep(1, 1, -1).order
+        LexOrder(axes=(1, 0), steps=(-1, 1))
+        """
+        steps = (self.si, self.sj) if self.axis == 0 else (self.sj, self.si)
+        return LexOrder((self.axis, 1 - self.axis), steps)
 
 
 #: All eight lexicographic orders, row-major top-down left-right first.

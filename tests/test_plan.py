@@ -1,10 +1,19 @@
+import re
+
 import numpy as np
 import pytest
 
-from depgraph import analyze, cell_ir, load, recurrence
-from depgraph.errors import OutOfBoundsError
-from patterns import Sweep
-from runtime.schedule.plan import certified_plan, checked_sweep, in_fill_plan, make_plan
+from depgraph import analyze, cell_ir, load, recurrence, trace
+from depgraph.errors import CycleError, DepgraphError, OutOfBoundsError
+from patterns import LexOrder, Sweep
+from runtime.schedule.plan import (
+    Plan,
+    certified_plan,
+    checked_sweep,
+    in_fill_plan,
+    lex_reference,
+    make_plan,
+)
 
 
 def test_checked_sweep_finds_regions_and_order(write_rec):
@@ -146,3 +155,149 @@ def take(M, k, m):
     with pytest.raises(CellFunctionError, match=r"cell \(\d, \d+\).*does not fit the table's "
                                                 r"dtype int8"):
         fill(big, backend=backend)
+
+
+def _traced_or_error(rec):
+    """The trace's table, or the text of the error it raises."""
+    try:
+        return trace(rec).table
+    except DepgraphError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _unmade(rec):
+    """A plan that made no reference table (as a certificate's or a checked fill's)."""
+    return Plan(rec, cell_ir(rec), None, None, None, None, None, None, "checked fill", 0.0)
+
+
+def test_the_compiled_kd_reference_equals_the_trace_on_floyd_warshall_and_lcs3():
+    from floyd_warshall import data, make_floyd_warshall
+    from lcs3 import make_lcs3
+
+    rng = np.random.default_rng(42)
+    word = lambda n: "".join(rng.choice(list("ACGT"), n))  # noqa: E731
+    recs = [make_floyd_warshall(*data(n)) for n in (1, 2, 7, 16)]
+    recs += [make_lcs3(word(a), word(b), word(c))
+             for a, b, c in ((0, 6, 9), (5, 0, 3), (4, 7, 0), (1, 1, 12), (13, 1, 2),
+                             (9, 11, 8), (2, 30, 1))]  # 1 x n x m, n x 1 x m, thin ones
+    for rec in recs:
+        table, order, seconds = lex_reference(rec, cell_ir(rec))
+        assert order == LexOrder((0, 1, 2), (1, 1, 1)) and seconds >= 0
+        assert table.dtype == rec.dtype
+        np.testing.assert_array_equal(table, trace(rec).table)
+        p = make_plan(rec, cell_ir(rec))
+        assert p.method == "certificate" and p.made_reference is None
+        np.testing.assert_array_equal(p.reference, table)
+
+
+STENCIL3 = """
+def cell(M, i, j, k, w, use):
+    s = w[i, j, k]
+{reads}
+    return {result}
+
+
+@family
+def stencil(n):
+    shape = {shapes}[n - 1]
+    rng = np.random.default_rng(n)
+    w = rng.{draw}
+    use = rng.random(shape + ({count},)) < 0.8
+    return recurrence(shape=shape, dtype=np.{dtype}, args=(w, use), name="stencil")(cell)
+"""
+
+
+def _stencil3(rng, floats):
+    """A random 3-D stencil's source: reads at random offsets, each before the cell in a
+    random lexicographic order, guarded by the table's edges and random data."""
+    axes = tuple(int(a) for a in rng.permutation(3))
+    walk = LexOrder(axes, tuple(int(s) for s in rng.choice((-1, 1), 3)))
+    offsets = set()
+    while len(offsets) < 5:
+        d = tuple(int(x) for x in rng.integers(-2, 3, 3))
+        if walk.before(d):
+            offsets.add(d)
+    at = lambda x, d: x if d == 0 else f"{x} + {d}" if d > 0 else f"{x} - {-d}"  # noqa: E731
+    lines = []
+    for n, d in enumerate(sorted(offsets)):
+        a, b, c = (at(x, dx) for x, dx in zip("ijk", d))
+        inside = " and ".join(f"0 <= {y} < M.shape[{q}]" for q, y in enumerate((a, b, c)))
+        value = (f"max(s, 0.5 * M[{a}, {b}, {c}] + w[i, j, k] / {n + 1})" if floats
+                 else f"s + M[{a}, {b}, {c}] * {n + 1}")
+        lines += [f"    if use[i, j, k, {n}] and {inside}:", f"        s = {value}"]
+    shapes = [(1, 6, 7), (5, 1, 6), (4, 6, 1), (1, 1, 17), (2, 19, 3), (7, 6, 5)]
+    return sorted(offsets), STENCIL3.format(
+        reads="\n".join(lines), result="s" if floats else "s % 1000003", shapes=shapes,
+        count=len(offsets), dtype="float64" if floats else "int64",
+        draw="random(shape)" if floats else "integers(1, 9, shape)")
+
+
+def test_the_compiled_kd_reference_equals_the_trace_on_random_3d_stencils(write_rec):
+    rng = np.random.default_rng(7)
+    for floats in (False, False, True):
+        offsets, source = _stencil3(rng, floats)
+        path = write_rec(source)
+        for size in range(1, 7):
+            rec = load(path, size=size)
+            table, order, _ = lex_reference(rec, cell_ir(rec))
+            assert all(order.before(d) for d in offsets)
+            if floats:
+                np.testing.assert_allclose(table, trace(rec).table, rtol=1e-12, atol=0)
+            else:
+                np.testing.assert_array_equal(table, trace(rec).table)
+
+
+def test_a_read_the_order_has_not_filled_falls_back_to_the_trace(write_rec):
+    # M[i, j, p[k]]: an offset along k no source gives; p points at a later cell (the
+    # trace computes it first) or, at the table's end, back at the first (a cycle)
+    path = write_rec("""
+@family
+def later(n):
+    p = np.arange(1, 6) % (6 if n == 1 else 5)
+    @recurrence(shape=(2, 3, 5), dtype=np.int64, args=(p,))
+    def later(M, i, j, k, p):
+        if i == 0 or p[k] == 5:
+            return i + j + k
+        return M[i - 1, j, k] + 2 * M[i, j, p[k]]
+    return later
+""")
+    acyclic, cyclic = load(path, size=1), load(path, size=2)
+    why = lex_reference(acyclic, cell_ir(acyclic))
+    assert why == ("a read left the table or was of a cell not filled yet in the order "
+                   "axis 0 up, axis 1 up, axis 2 up")
+    np.testing.assert_array_equal(_unmade(acyclic).reference, trace(acyclic).table)
+    with pytest.raises(CycleError) as got:
+        _unmade(cyclic).reference
+    assert f"CycleError: {got.value}" == _traced_or_error(cyclic)
+    # reads no lexicographic order fills first, though a hyperplane does: traced
+    skew = load(write_rec("""
+@recurrence(shape=(5, 6, 2), dtype=np.int64)
+def skew(M, i, j, k):
+    if i < 2 or j < 2 or i > 2 or j > 3:
+        return i * j + k
+    return M[i - 2, j + 1, k] + M[i + 1, j - 2, k]
+"""))
+    assert lex_reference(skew, cell_ir(skew)) == \
+        "no lexicographic order fills every read before its cell"
+    np.testing.assert_array_equal(_unmade(skew).reference, trace(skew).table)
+
+
+def test_a_kd_read_out_of_the_table_is_named_as_the_trace_names_it(write_rec, capsys):
+    from depgraph.cli import main
+
+    path = write_rec("""
+idx = np.arange(4)
+idx[2] = 9
+@recurrence(shape=(3, 4, 4), dtype=np.int64, args=(idx,))
+def cube(M, k, i, j, idx):
+    return i if k == 0 else M[k - 1, i, idx[j]] + M[k - 1, i, j]
+""")
+    rec = load(path)
+    assert lex_reference(rec, cell_ir(rec)).startswith("a read left the table")
+    message = "cell (1, 0, 2) reads (0, 0, 9), outside shape (3, 4, 4)"
+    with pytest.raises(OutOfBoundsError, match=re.escape(message)) as got:
+        _unmade(rec).reference
+    assert f"OutOfBoundsError: {got.value}" == _traced_or_error(rec)
+    assert main(["run", path, "--backend", "cpu", "--verify"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

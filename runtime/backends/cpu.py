@@ -9,6 +9,8 @@ what they are made of; the cell function is called from them as a compiled funct
   every read and the first out-of-bounds read, and records the first cell of an integer
   table whose value does not fit its dtype: one pass is both the sequential reference
   fill and an exact check of the reads and values at this size and with these inputs.
+  In any number of dimensions (:class:`patterns.LexOrder`), the checked reads flag a
+  read out of the table or of a cell not yet filled in the order instead.
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
   between steps.
@@ -38,7 +40,7 @@ from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
-from patterns import DIAGONAL_FLIPS, PATTERNS, REGIONS, STEP_SOURCE, Sweep
+from patterns import DIAGONAL_FLIPS, PATTERNS, REGIONS, STEP_SOURCE, LexOrder, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import (
@@ -54,6 +56,7 @@ from runtime.backends.rewrite import (
     OffsetReads,
     guarded_read_source,
     hyperplane_read_source,
+    lex_read_source,
     rewrite_reads,
 )
 from runtime.backends.shear import gather_line
@@ -159,14 +162,16 @@ def jit(func: Any, **opts: Any) -> Any:
 
 def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
                   allowed: tuple[str, ...] | None = None,
-                  order: tuple[int, ...] | None = None) -> Any:
+                  order: tuple[int, ...] | LexOrder | None = None) -> Any:
     """The cell function compiled for the CPU (``checked``: the region-recording rewrite
     of its reads, :func:`runtime.backends.rewrite.rewrite_reads`; with ``allowed`` too,
     the rewrite whose reads guard themselves instead, flagging ``ck[OOB]`` for a read
     out of the table or in a region not among ``allowed``:
     :func:`runtime.backends.rewrite.guarded_read_source`; with ``order``, a hyperplane's
     ``pi``, flagging a read out of the table or not on an earlier hyperplane, any
-    dimension: :func:`runtime.backends.rewrite.hyperplane_read_source`)."""
+    dimension: :func:`runtime.backends.rewrite.hyperplane_read_source`; with a
+    lexicographic ``order``, flagging a read out of the table or of a cell not before
+    its own in that order: :func:`runtime.backends.rewrite.lex_read_source`)."""
 
     def build() -> Any:
         # inline="always": without it numba calls the cell function per cell, many times slower
@@ -179,9 +184,12 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             src = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[{OOB}] != 0")
         else:
             if order is not None:
-                where = ", ".join(f"a{k}" for k in range(len(order)))
-                guarded = OffsetReads(lambda d: hyperplane_read_source(
-                    order, f"M[{where}]", OOB, offsets=d), len(order))
+                lex = isinstance(order, LexOrder)
+                ndim = order.ndim if lex else len(order)
+                source = lex_read_source if lex else hyperplane_read_source
+                where = ", ".join(f"a{k}" for k in range(ndim))
+                guarded = OffsetReads(lambda d: source(order, f"M[{where}]", OOB, offsets=d),
+                                      ndim)
             else:
                 guarded = OffsetReads(lambda d: guarded_read_source(
                     allowed, "M[a, b]", OOB, d), 2)
@@ -197,33 +205,33 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
     return CACHE.get(rec.func, ("cpu", "cell", checked, allowed, order), build)
 
 
-def _sweep_source(sweep: Sweep, nargs: int, checked: bool, fits: bool = False) -> str:
-    """The sweep's loops with constant directions: a direction read from a variable made
-    numba's loop an order of magnitude slower.  ``fits``: the first value that is not a
-    number or leaves ``LO..HI`` (the table's integer range, names the caller binds) is
-    recorded at ``ck[MISFIT]``; LLVM drops the test where the value's type cannot leave it.
+def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False) -> str:
+    """The loops of a lexicographic ``order`` (any number of dimensions) with constant
+    directions: a direction read from a variable made numba's loop an order of magnitude
+    slower.  ``fits``: the first value that is not a number or leaves ``LO..HI`` (the
+    table's integer range, names the caller binds) is recorded at ``ck[MISFIT]``; LLVM
+    drops the test where the value's type cannot leave it.
 
     Examples
     --------
-    >>> print(_sweep_source(Sweep(1, 1, -1), 0, False), end="")
+    >>> print(_sweep_source(Sweep(1, 1, -1).order, 0, False), end="")
     def sweep(M, ck):
-        n = M.shape[0]
-        m = M.shape[1]
-        for j in range(m - 1, -1, -1):
-            for i in range(n):
-                M[i, j] = cell(M, i, j)
+        n0 = M.shape[0]
+        n1 = M.shape[1]
+        for x1 in range(n1 - 1, -1, -1):
+            for x0 in range(n0):
+                M[x0, x1] = cell(M, x0, x1)
     """
-    rows = "range(n)" if sweep.si > 0 else "range(n - 1, -1, -1)"
-    cols = "range(m)" if sweep.sj > 0 else "range(m - 1, -1, -1)"
-    loops = [f"for i in {rows}", f"for j in {cols}"]
+    index = ", ".join(f"x{k}" for k in range(order.ndim))
     args = arg_tail(nargs)
     e = Emitter()
     with e.block(f"def sweep(M, ck{args})"):
-        e("n = M.shape[0]", "m = M.shape[1]")
+        e(*(f"n{k} = M.shape[{k}]" for k in range(order.ndim)))
         with ExitStack() as nest:
-            for head in (loops if sweep.axis == 0 else loops[::-1]):
-                nest.enter_context(e.block(head))
-            _store(e, f"cell(M, i, j{args}{', ck' if checked else ''})", "ck", fits)
+            for axis, step in zip(order.axes, order.steps):
+                walk = f"range(n{axis})" if step > 0 else f"range(n{axis} - 1, -1, -1)"
+                nest.enter_context(e.block(f"for x{axis} in {walk}"))
+            _store(e, f"cell(M, {index}{args}{', ck' if checked else ''})", "ck", fits, index)
     return e.source
 
 
@@ -501,21 +509,44 @@ def barrier_threads() -> int:
     return int(numba.get_num_threads())
 
 
-def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep,
+def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep | LexOrder,
                checked: bool) -> tuple[np.ndarray, Timing]:
-    """Fill a 2-D table one cell at a time in a lexicographic order.
+    """Fill a table one cell at a time in a lexicographic order: a 2-D table's
+    :class:`patterns.Sweep`, or a :class:`patterns.LexOrder` of any number of dimensions.
 
-    Returns the check array (``CHECK_SLOTS`` int64: region flags, then the first
-    out-of-bounds read at ``OOB``, then the first value that does not fit an integer
-    table at ``MISFIT``; zeros unless ``checked``) and the timing.
+    Returns the check array (``CHECK_SLOTS`` int64, zeros unless ``checked``) and the
+    timing.  With ``checked``, a ``Sweep``'s reads record the region of every read and
+    the first out-of-bounds read at ``OOB``; a ``LexOrder``'s reads guard themselves,
+    flagging ``ck[OOB]`` for a read out of the table or of a cell not before its own in
+    the order (:func:`compiled_cell`); and the first value that does not fit an integer
+    table is recorded at ``MISFIT`` (its cell too in 2-D).
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> from patterns import LexOrder
+    >>> @recurrence(shape=(2, 3, 4), dtype=np.int64)
+    ... def box(M, i, j, k):
+    ...     return 1 if i == 0 or j == 2 or k == 0 else M[i - 1, j + 1, k] + M[i, j, k - 1]
+    >>> M = np.zeros(box.shape, dtype=np.int64)
+    >>> ck, _ = sweep_fill(box, cell_ir(box), M, LexOrder((0, 1, 2), (1, -1, 1)), True)
+    >>> M[1, 0].tolist(), int(ck[OOB])
+    ([1, 2, 3, 4], 0)
+    >>> ck, _ = sweep_fill(box, cell_ir(box), M, LexOrder((0, 1, 2), (1, 1, 1)), True)
+    >>> int(ck[OOB])  # axis 1 walked up: M[i - 1, j + 1, k] is filled, M[i, j, k - 1] too
+    0
+    >>> ck, _ = sweep_fill(box, cell_ir(box), M, LexOrder((2, 1, 0), (-1, 1, 1)), True)
+    >>> int(ck[OOB])  # axis 2 walked down: M[i, j, k - 1] is not filled yet
+    1
     """
+    lex = isinstance(sweep, LexOrder)
     ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
     fits = checked and M.dtype.kind in "iu"
-    src = _sweep_source(sweep, len(rec.args), checked, fits)
+    src = _sweep_source(sweep if lex else sweep.order, len(rec.args), checked, fits)
     extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
                                   if fits else {})}
-    return ck, call(kernel(rec, src, "sweep", compiled_cell(rec, ir, checked), extra),
-                    M, ck, *rec.args)
+    cell = compiled_cell(rec, ir, checked, None, sweep if lex and checked else None)
+    return ck, call(kernel(rec, src, "sweep", cell, extra), M, ck, *rec.args)
 
 
 def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,

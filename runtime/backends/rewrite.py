@@ -27,9 +27,10 @@ from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
 from patterns import REGION_CODE
 from patterns.hyperplane import Shear
+from patterns.lexorder import LexOrder
 
 __all__ = ["rewrite_reads", "guarded_read_source", "OffsetReads", "hyperplane_read_source",
-           "CHECK", "KEPT", "NARROW"]
+           "lex_read_source", "CHECK", "KEPT", "NARROW"]
 
 CHECK = "_dg_check"
 KEPT = "_dg_kept"
@@ -367,11 +368,7 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
     """
     ndim = len(pi)
     known = list(offsets) if offsets is not None else [None] * ndim
-    cells = ", ".join(f"x{k}" for k in range(ndim))
-    reads = ", ".join(f"a{k}" for k in range(ndim))
-    bounds = [f"a{k} < 0 or a{k} >= M.shape[{k}]" if d is None
-              else f"a{k} < 0" if d < 0 else f"a{k} >= M.shape[{k}]"
-              for k, d in enumerate(known) if d != 0]
+    bounds = _edges(known)
     if frame is not None:
         sides = frame.sides_source("M")
         shift = frame.shift_source(sides) or ("0",) * ndim
@@ -384,9 +381,78 @@ def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
                       + " > -1")
     elif sum(p * d for p, d in zip(pi, known)) > -1:
         bounds = ["True"]  # this read is never on an earlier hyperplane
+    return _self_guarded(ndim, bounds, load, flag)
+
+
+def lex_read_source(order: LexOrder, load: str, flag: int,
+                    offsets: Sequence[int | None] | None = None) -> str:
+    """Source of a read ``read(M, ck, x0, x1, ..., a0, a1, ...)`` of a table of
+    ``order.ndim`` dimensions by cell ``x`` that guards itself, for a sequential fill in
+    the lexicographic ``order`` (:class:`patterns.lexorder.LexOrder`) that checks its own
+    reads: a read outside the table, or of a cell that does not come before ``x`` in
+    ``order`` (so not filled yet), sets ``ck[flag]`` and reads the first cell instead;
+    any other read is ``load``.  Along an axis where the read's offset from the cell is a
+    known constant (``offsets``, as :func:`hyperplane_read_source`'s), only the table's
+    edge on the offset's side is tested, and the order is decided here as far as the
+    known offsets decide it.
+
+    Examples
+    --------
+    >>> from patterns.lexorder import LexOrder
+    >>> up_down = LexOrder((0, 1), (1, -1))
+    >>> print(lex_read_source(up_down, "M[a0, a1]", 9), end="")
+    def read(M, ck, x0, x1, a0, a1):
+        if a0 < 0 or a0 >= M.shape[0] or a1 < 0 or a1 >= M.shape[1] or not (a0 < x0 or (a0 == x0 and (a1 > x1))):
+            ck[9] = 1
+            return M[0, 0]
+        return M[a0, a1]
+    >>> print(lex_read_source(up_down, "M[a0, a1]", 9, offsets=(-1, None)).splitlines()[1])
+        if a0 < 0 or a1 < 0 or a1 >= M.shape[1]:
+    >>> print(lex_read_source(up_down, "M[a0, a1]", 9, offsets=(0, -1)).splitlines()[1])
+        if True:
+    """
+    known = list(offsets) if offsets is not None else [None] * order.ndim
+    bounds = _edges(known)
+    first = "False"  # whether the read comes first, built from the inner axis outwards
+    for axis, step in reversed(tuple(zip(order.axes, order.steps))):
+        d = known[axis]
+        if d is not None:
+            first = first if d == 0 else str(d * step < 0)
+            continue
+        ahead = f"a{axis} {'<' if step > 0 else '>'} x{axis}"
+        first = ahead if first == "False" else (
+            f"a{axis} {'<=' if step > 0 else '>='} x{axis}" if first == "True"
+            else f"{ahead} or (a{axis} == x{axis} and ({first}))")
+    if first == "False":
+        bounds = ["True"]  # this read never comes first
+    elif first != "True":
+        bounds.append(f"not ({first})")
+    return _self_guarded(order.ndim, bounds, load, flag)
+
+
+def _edges(known: Sequence[int | None]) -> list[str]:
+    """The tests that a read at offsets ``known`` (``None`` where not a constant) from
+    its cell leaves the table: along each axis the edge on the offset's side, both
+    edges where the side is unknown, none where the offset is 0.
+
+    Examples
+    --------
+    >>> _edges([-1, 0, None])
+    ['a0 < 0', 'a2 < 0 or a2 >= M.shape[2]']
+    """
+    return [f"a{k} < 0 or a{k} >= M.shape[{k}]" if d is None
+            else f"a{k} < 0" if d < 0 else f"a{k} >= M.shape[{k}]"
+            for k, d in enumerate(known) if d != 0]
+
+
+def _self_guarded(ndim: int, failing: Sequence[str], load: str, flag: int) -> str:
+    """Source of a read ``read(M, ck, x0, ..., a0, ...)`` that sets ``ck[flag]`` and
+    reads the first cell where any of the tests ``failing`` holds, else ``load``."""
+    cells = ", ".join(f"x{k}" for k in range(ndim))
+    reads = ", ".join(f"a{k}" for k in range(ndim))
     e = Emitter()
     with e.block(f"def read(M, ck, {cells}, {reads})"):
-        with e.block(f"if {' or '.join(bounds) or 'False'}"):
+        with e.block(f"if {' or '.join(failing) or 'False'}"):
             e(f"ck[{flag}] = 1", f"return M[{', '.join('0' * ndim)}]")
         e(f"return {load}")
     return e.source

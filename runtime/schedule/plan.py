@@ -8,7 +8,9 @@ data and the size.  So a plan is always made for the very recurrence being fille
   steps of the hyperplane the source's offsets allow (proven, not assumed), whose data
   meets the certificate's requirements and whose values cannot leave the dtype
   (:func:`runtime.backends.walk.value_bounds`): nothing is run; the plan has no
-  reference table until one is asked for (:attr:`Plan.reference`).
+  reference table until one is asked for (:attr:`Plan.reference`), which a checked
+  sweep makes: in 2-D the one below, in any other dimension a compiled fill in a
+  lexicographic order with every read checked (:func:`lex_reference`), else the trace.
 - other tables, for a fill that can check its own reads (:func:`in_fill_plan`,
   which :func:`runtime.run.fill` asks for first): the regions the
   reads *may* fall in by their constant offsets along each axis
@@ -54,12 +56,13 @@ from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
-from patterns import BY_CODE, SWEEPS, Sweep, matching, select, sweep_for
+from patterns import BY_CODE, SWEEPS, LexOrder, Sweep, lex_order, matching, select, sweep_for
 from patterns.hyperplane import Hyperplane, Shear, shear, slab
 from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
 from runtime.backends.walk import value_bounds
 
-__all__ = ["Plan", "make_plan", "checked_sweep", "certified_plan", "in_fill_plan", "shear_of"]
+__all__ = ["Plan", "make_plan", "checked_sweep", "lex_reference", "certified_plan", "in_fill_plan",
+           "shear_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,11 +114,16 @@ class Plan:
 
     @property
     def reference(self) -> np.ndarray:
-        """The sequential reference table: the one the plan made, or, for a certificate's
-        plan, one made now by the checked sweep (which checks the reads once more)."""
+        """The sequential reference table: the one the plan made, or, for a plan that made
+        none, one made now by a checked sweep, which trusts no proof and checks the reads
+        once more (:func:`checked_sweep` in 2-D; :func:`lex_reference` in any other
+        dimension, else the trace, which names what failed)."""
         if self.made_reference is None:
-            made = make_plan(self.recurrence, self.ir, certified=False)
-            object.__setattr__(self, "made_reference", made.made_reference)
+            rec = self.recurrence
+            found = lex_reference(rec, self.ir) if rec.ndim != 2 else None
+            table = found[0] if isinstance(found, tuple) else \
+                make_plan(rec, self.ir, certified=False).made_reference
+            object.__setattr__(self, "made_reference", table)
         assert self.made_reference is not None
         return self.made_reference
 
@@ -170,6 +178,55 @@ def checked_sweep(rec: Recurrence, ir: CellIR
                 misfit(rec, table, tuple(ck[MISFIT + 1 : MISFIT + 3].tolist()))
             return tuple(sorted(regions)), sweep, table, timing.run_s
         seen |= regions
+
+
+def lex_reference(rec: Recurrence, ir: CellIR) -> tuple[np.ndarray, LexOrder, float] | str:
+    """The sequential reference of a table of any number of dimensions, compiled: a fill
+    one cell at a time in the lexicographic order the source's read offsets allow
+    (:func:`patterns.lexorder.lex_order`), every read checked where it runs to be in the
+    table and of a cell the order has filled already, and every value of an integer
+    table to fit its dtype (:func:`runtime.backends.cpu.sweep_fill`).  It rests on no
+    certificate or hyperplane: where no check failed, every cell read a filled cell.
+
+    Returns ``(table, order, seconds)`` (``seconds``: the fill's run time), or a sentence
+    saying why there is none: no order, a cell whose reads cannot be rewritten or do not
+    compile, a failed check or an error raised in the fill.  The caller then traces,
+    which computes the table in any order that works and names a read out of the table,
+    a cycle or a value that does not fit, each as it always has.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> @recurrence(shape=(3, 4, 2), dtype=np.int64)
+    ... def cube(M, i, j, k):
+    ...     return 1 if i == 0 or j == 0 or k == 0 else M[i - 1, j, k] + M[i, j - 1, k - 1]
+    >>> table, order, _ = lex_reference(cube, cell_ir(cube))
+    >>> int(table[2, 3, 1]), order.text()
+    (3, 'axis 0 up, axis 1 up, axis 2 up')
+    >>> @recurrence(shape=(3, 4, 2), dtype=np.int64)
+    ... def late(M, i, j, k):
+    ...     return 1 if i == 2 else M[i + 1, j, k] + M[i, (j + 1) % 4, k]
+    >>> lex_reference(late, cell_ir(late))
+    'a read left the table or was of a cell not filled yet in the order axis 0 down, axis 1 up, axis 2 up'
+    """
+    try:
+        order = lex_order(ir.read_offsets(), rec.ndim)
+    except SourceUnavailable as exc:
+        return str(exc)
+    if order is None:
+        return "no lexicographic order fills every read before its cell"
+    table = np.zeros(rec.shape, dtype=rec.dtype)
+    try:
+        ck, timing = sweep_fill(rec, ir, table, order, checked=True)
+    except (SourceUnavailable, CompileError, RecurrenceError) as exc:
+        return f"the compiled sweep failed ({exc})"
+    if ck[OOB]:
+        return (f"a read left the table or was of a cell not filled yet in the order "
+                f"{order.text()}")
+    if ck[MISFIT]:
+        return f"a value does not fit the table's dtype {rec.dtype}"
+    return table, order, timing.run_s
 
 
 class _Exact:
