@@ -6,6 +6,7 @@ import lcs
 import numpy as np
 import pytest
 
+from depgraph import recurrence
 from depgraph.frontend.ir import read_cell
 from patterns import DIAGONAL_FLIPS
 
@@ -176,3 +177,38 @@ def skew(M, i, j, W):
         return 1
     return (M[i - 1, j + 1] + M[i, j - 1]) % 1009
 """
+
+
+def make_dtw(X, Y):
+    """DTW of two float sequences (ties where they repeat): reads up, left and up-left."""
+    @recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.float64, args=(X, Y))
+    def dtw(M, i, j, X, Y):
+        if i == 0 and j == 0:
+            return 0.0
+        if i == 0 or j == 0:
+            return np.inf
+        return abs(X[i - 1] - Y[j - 1]) + min(M[i - 1, j], M[i, j - 1], M[i - 1, j - 1])
+
+    return dtw
+
+
+def make_far(A):
+    """A best path reading two rows up and one column left, one row up, one column left."""
+    @recurrence(shape=A.shape, dtype=np.int64, args=(A,))
+    def far(M, i, j, A):
+        best = A[i, j]
+        if i >= 2 and j >= 1:
+            best = max(best, M[i - 2, j - 1] + A[i, j])
+        if i >= 1:
+            best = max(best, M[i - 1, j] + 1)
+        if j >= 1:
+            best = max(best, M[i, j - 1])
+        return best
+
+    return far
+
+
+@recurrence(shape=(7, 5), dtype=np.int64)
+def paths(M, i, j):
+    """The lattice paths: a sum of two reads, nothing choosing between them."""
+    return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]

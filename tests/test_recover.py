@@ -11,42 +11,11 @@ from edit_distance import make_edit_distance
 from knapsack import make_knapsack
 from lcs import make_lcs
 from smith_waterman import make_smith_waterman
+from sources import make_dtw, make_far, paths
 
 from depgraph import fill, recurrence, score
 from depgraph.errors import RecurrenceError, UsageError
 from depgraph.frontend.provenance import solution
-
-
-def make_dtw(X, Y):
-    @recurrence(shape=(len(X) + 1, len(Y) + 1), dtype=np.float64, args=(X, Y))
-    def dtw(M, i, j, X, Y):
-        if i == 0 and j == 0:
-            return 0.0
-        if i == 0 or j == 0:
-            return np.inf
-        return abs(X[i - 1] - Y[j - 1]) + min(M[i - 1, j], M[i, j - 1], M[i - 1, j - 1])
-
-    return dtw
-
-
-def make_far(A):
-    @recurrence(shape=A.shape, dtype=np.int64, args=(A,))
-    def far(M, i, j, A):
-        best = A[i, j]
-        if i >= 2 and j >= 1:
-            best = max(best, M[i - 2, j - 1] + A[i, j])
-        if i >= 1:
-            best = max(best, M[i - 1, j] + 1)
-        if j >= 1:
-            best = max(best, M[i, j - 1])
-        return best
-
-    return far
-
-
-@recurrence(shape=(7, 5), dtype=np.int64)
-def paths(M, i, j):
-    return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
 
 
 def _same(rec, target=None, block_rows=None):
