@@ -46,7 +46,9 @@ def test_a_row_of_one_cell_steps_is_sequential_and_wide_tables_are_parallel():
     assert rows["pattern"] == pytest.approx(1001 * (50001 * 2e-9 + 1e-7))
     diag = predict(COSTS, (12001, 12001), "NOSE", 2e-9, 2)
     assert set(diag) == {"sequential", "tiled", "pattern"}
-    assert diag["tiled"] == pytest.approx(diag["sequential"] / 2, rel=0.02)
+    # half, and a little more: an anti-diagonal of an odd number of tiles leaves a thread idle
+    # for a tile, and there is a barrier after each
+    assert diag["sequential"] / 2 < diag["tiled"] < 1.03 * diag["sequential"] / 2
     # each diagonal's cells a row apart: a cache line a cell
     assert diag["pattern"] > cpu_model.SCATTERED / 2 * diag["tiled"]
 

@@ -395,12 +395,28 @@ def test_cpu_tiles_fill_every_diagonal_pattern_as_the_reference(code, shape):
     rng = np.random.default_rng(CANONICAL.index(code))
     rec = make_stencil(pattern_offsets(rng, code, reach=3, count=3), shape, 7)
     reference = analyze(rec).table
-    for tile in (1, 2, 3, 64):
+    for tile in ((1, 1), (2, 2), (3, 2), (2, 5), (64, 64), cpu.TILE):
         M = np.zeros(rec.shape, dtype=rec.dtype)
         ck, _ = cpu.tiled_fill(rec, cell_ir(rec), M, BY_CODE[code].index, tile=tile,
-                               checked=tile == 3)
+                               checked=tile[0] == 3)
         same(M, reference)
         assert not ck[cpu.OOB] and not ck[cpu.MISFIT]
+
+
+def test_cpu_tiles_suit_the_cell_and_the_table_and_fill_as_the_reference():
+    # a cell with a loop gets square tiles; one without, long rows cut to the table's width
+    import lcs
+    import matrix_chain
+
+    loop = matrix_chain.matrix_chain(150)  # SONE: its first frame column is the last one
+    rng = np.random.default_rng(3)
+    straight = lcs.make_lcs(rng.integers(0, 4, 39), rng.integers(0, 4, 299))  # 40 x 300
+    assert cpu.tile_for(150, 2, cell_ir(loop).straight) == cpu.LOOP_TILE
+    assert cpu.tile_for(300, 2, cell_ir(straight).straight) == (cpu.TILE[0], 75)
+    for rec, code in ((loop, "SONE"), (straight, "NOSE")):
+        M = np.zeros(rec.shape, dtype=rec.dtype)
+        ck, _ = cpu.tiled_fill(rec, cell_ir(rec), M, BY_CODE[code].index)
+        same(M, analyze(rec).table)
 
 
 def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones(monkeypatch):

@@ -14,9 +14,10 @@ what they are made of; the cell function is called from them as a compiled funct
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
   between steps.
-- ``tiled``: a diagonal pattern by square tiles in one parallel region: the tiles of an
-  anti-diagonal of tiles go round the threads, each filled in the table's memory order,
-  and the threads meet at a barrier between anti-diagonals of tiles.
+- ``tiled``: a diagonal pattern by tiles in one parallel region (:func:`tile_for`: long
+  rows for a cell without loops, square for one with them): the tiles of an anti-diagonal
+  of tiles go round the threads, each filled in the table's memory order, and the threads
+  meet at a barrier between anti-diagonals of tiles.
 - ``hyperplane``: a hyperplane schedule (:mod:`patterns.hyperplane`), any dimension,
   in one parallel region as ``pattern``: each thread takes its chunk of every step.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
@@ -74,6 +75,9 @@ __all__ = [
     "hyperplane_fill",
     "unshear_fill",
     "TILE",
+    "LOOP_TILE",
+    "MIN_TILE_COLUMNS",
+    "tile_for",
     "order_fill",
     "CHECK_SLOTS",
     "regions_of_flags",
@@ -93,9 +97,37 @@ __all__ = [
 CHECK_SLOTS = 17
 OOB = 9
 MISFIT = 14
-#: Side of a tile of :func:`tiled_fill`: a 64 x 64 tile of 8-byte cells is 32 KiB, an L1
-#: cache's worth.
-TILE = 64
+#: Rows and columns of a tile of :func:`tiled_fill` for a cell without loops, on a wide
+#: table: long rows, so the memory a row of a tile writes is one run that the caches fetch
+#: ahead, and few of them, so the tile (32 KiB of 8-byte cells) and the column its right
+#: neighbour reads stay in an L1 cache (square 64 x 64 tiles ran slower: docs/benchmarks.md,
+#: "the tiles' inner loop").
+TILE = (16, 256)
+#: The tile for a cell with loops: such a cell reads far along its row and its column
+#: (the matrix chain's ``M[i, k]`` and ``M[k + 1, j]``), and a square tile's rows share
+#: the columns they read.
+LOOP_TILE = (64, 64)
+#: The fewest columns :func:`tile_for` cuts a tile to: narrower tiles would pay their loop's
+#: entry on too few cells a row, on a table too small to gain from the threads.
+MIN_TILE_COLUMNS = 64
+
+
+def tile_for(columns: int, threads: int, straight: bool = True) -> tuple[int, int]:
+    """The tile of :func:`tiled_fill` for a table of ``columns`` columns on ``threads``
+    threads: :data:`LOOP_TILE` for a cell with loops (not ``straight``), else
+    :data:`TILE`, its columns cut (not under :data:`MIN_TILE_COLUMNS`) so a row of tiles
+    has two for each thread, else the widest anti-diagonal of tiles would leave threads
+    idle.
+
+    Examples
+    --------
+    >>> tile_for(12001, 2), tile_for(1001, 2), tile_for(200, 2), tile_for(1025, 2, False)
+    ((16, 256), (16, 251), (16, 64), (64, 64))
+    """
+    if not straight:
+        return LOOP_TILE
+    rows, cols = TILE
+    return rows, max(MIN_TILE_COLUMNS, min(cols, -(-columns // (2 * threads))))
 
 
 def _numba() -> Any:
@@ -281,34 +313,52 @@ def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False
     return e.source
 
 
-def _tiled_source(code: str, nargs: int, tile: int, checked: bool, fits: bool) -> str:
+def _tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
+                  fits: bool) -> str:
     """One region for a whole tiled fill (:func:`tiled_fill`) of diagonal pattern
-    ``code``: ``(u, v)`` are a cell's row and column in the pattern's NOSE frame.
+    ``code`` by tiles of ``tile`` (rows, columns) in the pattern's NOSE frame, ``(u, v)``
+    a cell's row and column there.
+
+    Each thread keeps the bands of tile rows ``a`` with ``a % chunks == chunk``, so the
+    tile left of its next one is its own, still in its cache.  The first cell of each
+    tile row is peeled off its loop: a cell function tests its first column (``j == 0``,
+    or ``j == m - 1`` flipped) where its reads would leave the table, and with that test
+    left in the loop, LLVM neither drops the test nor keeps the cell just stored in a
+    register for the next, so the tiles ran slower per cell than the sweep; the rest of
+    the row assumes the column is not the first, which removes both.
 
     Examples
     --------
-    >>> print(_tiled_source("SONE", 0, 64, False, False).splitlines()[11])
+    >>> print(_tiled_source("SONE", 0, (16, 256), False, False).splitlines()[13])
                         i = n - 1 - u
     """
     rows, cols = DIAGONAL_FLIPS[code]
+    r, c = tile
     args = arg_tail(nargs)
     e = Emitter()
+
+    def cell(v: str, first: bool) -> None:
+        inner = ("j >= 0", "j < m") if first else (
+            ("j >= 0", "j < m - 1") if cols else ("j >= 1", "j < m"))
+        e(f"j = {f'm - 1 - {v}' if cols else v}",
+          *(f"assume({fact})" for fact in ("i >= 0", "i < n", *inner)))
+        _store(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
+
     with e.block(f"def tiled(M, bar, chunks, ck{args})"):
-        e("n = M.shape[0]", "m = M.shape[1]", f"ti = (n + {tile - 1}) // {tile}",
-          f"tj = (m + {tile - 1}) // {tile}")
+        e("n = M.shape[0]", "m = M.shape[1]", f"ti = (n + {r - 1}) // {r}",
+          f"tj = (m + {c - 1}) // {c}")
         with e.block("for chunk in prange(chunks)"):
             e("row = ck[chunk]")
             with e.block("for w in range(ti + tj - 1)"):
-                with e.block("for a in range(max(0, w - tj + 1) + chunk, min(ti - 1, w) + 1, "
+                e("lo = max(0, w - tj + 1)")
+                with e.block("for a in range(lo + (chunk - lo) % chunks, min(ti - 1, w) + 1, "
                              "chunks)"):
-                    e("b = w - a")
-                    with e.block(f"for u in range(a * {tile}, min(n, a * {tile} + {tile}))"):
+                    e("b = w - a", f"v0 = b * {c}")
+                    with e.block(f"for u in range(a * {r}, min(n, a * {r} + {r}))"):
                         e(f"i = {'n - 1 - u' if rows else 'u'}")
-                        with e.block(f"for v in range(b * {tile}, min(m, b * {tile} + {tile}))"):
-                            e(f"j = {'m - 1 - v' if cols else 'v'}", "assume(i >= 0)",
-                              "assume(i < n)", "assume(j >= 0)", "assume(j < m)")
-                            _store(e, f"cell(M, i, j{args}{', row' if checked else ''})",
-                                   "row", fits)
+                        cell("v0", True)
+                        with e.block(f"for v in range(v0 + 1, min(m, v0 + {c}))"):
+                            cell("v", False)
                 e("arrive(bar, chunks * (w + 1))")
     return e.source
 
@@ -570,8 +620,10 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
 
 
 def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
-               tile: int = TILE, checked: bool = False) -> tuple[np.ndarray, Timing]:
-    """Fill a 2-D table of a diagonal pattern by ``tile`` x ``tile`` tiles, in one
+               tile: tuple[int, int] | None = None, checked: bool = False
+               ) -> tuple[np.ndarray, Timing]:
+    """Fill a 2-D table of a diagonal pattern by tiles of ``tile`` (rows, columns; by
+    default :func:`tile_for` the table, the threads and the cell), in one
     parallel region: the tiles of one anti-diagonal of tiles (in the pattern's frame,
     :data:`patterns.DIAGONAL_FLIPS`) go round the threads, each filled row by row in the
     table's own memory order, and the threads meet at a barrier between anti-diagonals
@@ -587,12 +639,13 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     >>> rec = recurrence(shape=(5, 7), dtype=np.int64)(
     ...     lambda M, i, j: 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1])
     >>> M = np.zeros(rec.shape, dtype=np.int64)
-    >>> ck, _ = tiled_fill(rec, cell_ir(rec), M, BY_CODE["NOSE"].index, tile=2)
+    >>> ck, _ = tiled_fill(rec, cell_ir(rec), M, BY_CODE["NOSE"].index, tile=(2, 3))
     >>> int(M[4, 6]), int(ck[OOB])
     (210, 0)
     """
     code = PATTERNS[pattern_index].code
     fits = checked and M.dtype.kind in "iu"
+    tile = tile or tile_for(M.shape[1], barrier_threads(), ir.straight)
     src = _tiled_source(code, len(rec.args), tile, checked, fits)
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked), src,
                          "tiled", True, fits)

@@ -25,8 +25,7 @@ import numpy as np
 from depgraph.errors import NoPatternError, UsageError, setting
 from patterns import BY_CODE, DIAGONAL_FLIPS, breaking_regions
 from patterns.hyperplane import Shear
-from runtime.backends.cpu import TILE as CPU_TILE
-from runtime.backends.cpu import barrier_threads
+from runtime.backends.cpu import barrier_threads, tile_for
 from runtime.backends.cuda import device
 from runtime.schedule import cpu_model
 from runtime.schedule.loop_trips import mean_iterations
@@ -198,7 +197,7 @@ def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
     if sheared is not None:
         box = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
-                                plan.recurrence.dtype.itemsize)["tiled"]
+                                plan.recurrence.dtype.itemsize, plan.ir.straight)["tiled"]
         parallel = box * plan.recurrence.cells / (sheared.box[0] * sheared.box[1]) + 2 * touch
     else:
         # a 2-D hyperplane's step crosses rows (a k-D one's sequential fill takes its order)
@@ -229,14 +228,15 @@ def _cpu_choice(plan: Plan, fall: str) -> tuple[str, str]:
     costs, cell, basis = _cell_cost(plan, threads)
     n, m = plan.recurrence.shape
     pred = cpu_model.predict(costs, (int(n), int(m)), plan.pattern or "", cell, threads,
-                             plan.recurrence.dtype.itemsize)
+                             plan.recurrence.dtype.itemsize, plan.ir.straight)
     best = min((k for k in pred if k != "sequential"), key=pred.__getitem__)
     shown = ", ".join(f"{'tiles' if k == 'tiled' else k} {pred[k] * 1e3:.3g} ms"
                       for k in sorted(pred, key=pred.__getitem__))
     if pred[best] > cpu_model.MARGIN * pred["sequential"]:
         return "sequential", (f"{head}; predicted on {basis}: {shown}; no parallel fill "
                               f"beats the sequential one by enough, so the sequential fill")
-    what = (f"{CPU_TILE}x{CPU_TILE} tiles, each in the table's memory order, a barrier "
+    rows, cols = tile_for(int(m), threads, plan.ir.straight)
+    what = (f"{rows}x{cols} tiles, each in the table's memory order, a barrier "
             f"between diagonals of tiles" if best == "tiled" else
             f"the pattern fill, {plan.pattern_steps} steps, a barrier between steps")
     return best, f"{head}; predicted on {basis}: {shown}; so {what}"

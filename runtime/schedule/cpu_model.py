@@ -113,10 +113,12 @@ def step_widths(n: int, m: int, code: str) -> np.ndarray:
 
 
 def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
-            threads: int, itemsize: int = 8, tile: int = cpu.TILE) -> dict[str, float]:
+            threads: int, itemsize: int = 8, straight: bool = True) -> dict[str, float]:
     """Predicted seconds of the sequential fill and of the parallel ones (``pattern``;
     for diagonals ``tiled`` too), for a table of ``shape`` in pattern ``code``,
-    ``cell_s`` a cell, ``itemsize`` bytes a cell.
+    ``cell_s`` a cell, ``itemsize`` bytes a cell; the tiles those
+    :func:`runtime.backends.cpu.tile_for` gives a cell without loops (``straight``) or
+    with them.
 
     Examples
     --------
@@ -127,7 +129,7 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     >>> p = predict(costs, (12001, 12001), "NOSE", 2e-9, 2)
     >>> sorted(p), p["tiled"] < 0.6 * p["sequential"], p["tiled"] < p["pattern"]
     (['pattern', 'sequential', 'tiled'], True, True)
-    >>> p = predict(costs, (1024, 1024), "SONE", 300 * 2e-9, 16)  # a cell of 300 light ones
+    >>> p = predict(costs, (1024, 1024), "SONE", 300 * 2e-9, 16, straight=False)  # 300 light
     >>> p["pattern"] < p["tiled"]
     True
     """
@@ -135,7 +137,8 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     touch = n * m * itemsize * costs.touch_s
     out = {"sequential": n * m * cell_s + touch}
     if code in DIAGONAL_FLIPS:
-        tiles = step_widths(math.ceil(n / tile), math.ceil(m / tile), "NOSE")
+        tile = cpu.tile_for(m, threads, straight)
+        tiles = step_widths(math.ceil(n / tile[0]), math.ceil(m / tile[1]), "NOSE")
         per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
         out["tiled"] = predict_steps(costs, tiles, per_tile * cell_s, threads) + touch
         cell_s += (SCATTERED - 1) * costs.cell_s  # a cache line a cell
