@@ -74,6 +74,7 @@ __all__ = [
     "tiled_fill",
     "hyperplane_fill",
     "unshear_fill",
+    "first_touch",
     "TILE",
     "LOOP_TILE",
     "MIN_TILE_COLUMNS",
@@ -319,9 +320,7 @@ def _tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
     ``code`` by tiles of ``tile`` (rows, columns) in the pattern's NOSE frame, ``(u, v)``
     a cell's row and column there.
 
-    Each thread keeps the bands of tile rows ``a`` with ``a % chunks == chunk``, so the
-    tile left of its next one is its own, still in its cache.  The first cell of each
-    tile row is peeled off its loop: a cell function tests its first column (``j == 0``,
+    The first cell of each tile row is peeled off its loop: a cell function tests its first column (``j == 0``,
     or ``j == m - 1`` flipped) where its reads would leave the table, and with that test
     left in the loop, LLVM neither drops the test nor keeps the cell just stored in a
     register for the next, so the tiles ran slower per cell than the sweep; the rest of
@@ -329,7 +328,7 @@ def _tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
 
     Examples
     --------
-    >>> print(_tiled_source("SONE", 0, (16, 256), False, False).splitlines()[13])
+    >>> print(_tiled_source("SONE", 0, (16, 256), False, False).splitlines()[12])
                         i = n - 1 - u
     """
     rows, cols = DIAGONAL_FLIPS[code]
@@ -350,8 +349,7 @@ def _tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
         with e.block("for chunk in prange(chunks)"):
             e("row = ck[chunk]")
             with e.block("for w in range(ti + tj - 1)"):
-                e("lo = max(0, w - tj + 1)")
-                with e.block("for a in range(lo + (chunk - lo) % chunks, min(ti - 1, w) + 1, "
+                with e.block("for a in range(max(0, w - tj + 1) + chunk, min(ti - 1, w) + 1, "
                              "chunks)"):
                     e("b = w - a", f"v0 = b * {c}")
                     with e.block(f"for u in range(a * {r}, min(n, a * {r} + {r}))"):
@@ -727,6 +725,32 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
     src = _order_source(rec.ndim, len(rec.args), parallel)
     make = kernel(rec, src, "order", compiled_cell(rec, ir), parallel=parallel)
     return call(make, M, cells, ptr, *rec.args)
+
+
+def first_touch(rec: Recurrence, M: np.ndarray) -> Timing:
+    """Write a zero into every page of a new zeroed table ``M`` (C or F order), the pages
+    split among numba's threads in contiguous runs, before a parallel fill: the kernel
+    maps and zeroes a page at its first touch, and threads that first touch the pages
+    they fill, a row's chunk each, fault in the same pages at once and wait on each
+    other, which cost a pattern fill on two threads more than its whole gain
+    (docs/benchmarks.md, "first touch").
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> rec = recurrence(shape=(3, 700), dtype=np.int64)(lambda M, i, j: 0)
+    >>> M = np.zeros(rec.shape, dtype=np.int64, order="F")
+    >>> first_touch(rec, M).run_s >= 0, int(M.sum())
+    (True, 0)
+    """
+    import mmap
+
+    step = max(1, mmap.PAGESIZE // M.itemsize)
+    source = ("def touch(F, step):\n"
+              "    for p in prange((F.shape[0] + step - 1) // step):\n"
+              "        F[p * step] = 0\n")
+    return call(kernel(rec, source, "touch", None, parallel=True), M.reshape(-1, order="A"),
+                step)
 
 
 def unshear_fill(rec: Recurrence, sheared: np.ndarray, sh: Shear) -> tuple[np.ndarray, Timing]:
