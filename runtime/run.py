@@ -232,10 +232,11 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
     checked = plan.method == "checked fill"
     columns = schedule == "pattern" and BY_CODE[plan.pattern or "RUD"].storage == "columns"
     M = np.zeros(rec.shape, dtype=rec.dtype, order="F" if columns else "C")
-    # a pattern fill's threads would fault in the new table's pages together (each takes a
-    # chunk of every row): touched first, apart, and timed with the fill
-    touch = (cpu.first_touch(rec, M) if schedule == "pattern" and cpu.barrier_threads() > 1
-             else cpu.Timing(0.0, 0.0))
+    # a parallel fill's threads would fault in the new table's pages together (a chunk of
+    # every row each, or bands of tile rows sharing a huge page): touched first, apart,
+    # and timed with the fill
+    touch = (cpu.first_touch(rec, M) if schedule in ("pattern", "tiled")
+             and cpu.barrier_threads() > 1 else cpu.Timing(0.0, 0.0))
     if schedule in ("pattern", "tiled"):
         steps = plan.pattern_steps or 0
         p = BY_CODE[plan.pattern or ""]

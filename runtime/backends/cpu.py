@@ -729,7 +729,7 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
 
 def first_touch(rec: Recurrence, M: np.ndarray) -> Timing:
     """Write a zero into every page of a new zeroed table ``M`` (C or F order), the pages
-    split among numba's threads in contiguous runs, before a pattern fill: the kernel
+    split among numba's threads in contiguous runs, before a parallel fill: the kernel
     maps and zeroes a page at its first touch, and threads that first touch the pages
     they fill, a row's chunk each, fault in the same pages at once and wait on each
     other, which cost a pattern fill on two threads more than its whole gain
