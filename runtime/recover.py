@@ -25,13 +25,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from depgraph.errors import UsageError, setting
+from depgraph.errors import RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import cell_ir
 from depgraph.frontend.provenance import solution, target_cell
 from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends.checkpoint import Blocks
+from runtime.backends.rewrite import unchecked_subscript
 from runtime.backends.cuda.tile_checkpoints import DeviceTiles
 from runtime.backends.tile_edges import TILE_SIDES, HostTiles, TileCells
 from runtime.backends.walk import (
@@ -76,6 +77,10 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         raise UsageError(f"the solution of a score is recovered by compiled fills; leave out "
                          f"{setting('backend', backend)}")
     ir = cell_ir(rec)
+    unchecked = unchecked_subscript(ir, rec.args)
+    if unchecked:
+        raise RecurrenceError(f"{unchecked}: the solution of a score is recovered by compiled "
+                              "fills; pass the array as an argument of the recurrence")
     plan = block_plan(rec, ir, block_rows)
     backend, why = resolve_backend(backend)
     n, m = rec.shape

@@ -219,9 +219,10 @@ class _ChecksFailed(Exception):
 
 def _checked(ck: np.ndarray, allowed: Iterable[str]) -> None:
     """``_ChecksFailed`` unless a checked CPU fill's ``ck`` saw only reads in ``allowed``
-    regions, none out of bounds, and no value that misfits."""
+    regions, none out of bounds (of the table or of an argument), and no value that
+    misfits."""
     outside = set(cpu.regions_of_flags(ck)) - set(allowed)
-    if outside or ck[cpu.OOB] or ck[cpu.MISFIT]:
+    if outside or ck[cpu.OOB] or ck[cpu.MISFIT] or ck[cpu.ARG]:
         raise _ChecksFailed()
 
 
@@ -250,7 +251,7 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
         parallel = schedule == "hyperplane"
         steps = plan.linear.steps(rec.shape) if parallel else rec.cells
         ck, timing = cpu.hyperplane_fill(rec, ir, M, plan.linear, parallel, checked)
-        if checked and (ck[cpu.OOB] or ck[cpu.MISFIT]):
+        if checked and (ck[cpu.OOB] or ck[cpu.MISFIT] or ck[cpu.ARG]):
             raise _ChecksFailed()
     elif schedule == "stages":
         cells, ptr = _stage_arrays(plan)

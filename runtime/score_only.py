@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 
 from depgraph import memory
+from depgraph.analysis.certify import arguments_proven
 from depgraph.errors import TooLargeError, UsageError, setting
 from depgraph.frontend.ir import CellIR, cell_ir
 from depgraph.memory import format_bytes
@@ -36,6 +37,7 @@ from runtime.backends import cpu, python
 from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
 from runtime.backends.cuda import score as gpu
 from runtime.backends.cuda import strips
+from runtime.backends.rewrite import unchecked_subscript
 from runtime.backends.walk import (
     ScorePlan,
     ScoreResult,
@@ -106,6 +108,9 @@ def _score(rec: Recurrence, backend: str, progress: Progress | None,
     ir = cell_ir(rec)
     plan = plan or score_plan(rec, ir)
     backend, why = resolve_backend(backend)
+    unchecked = unchecked_subscript(ir, rec.args) if backend != "python" else None
+    if unchecked:  # the compiled walks check only their arguments' reads
+        backend, why = "python", f"{why}, but {unchecked}: the python backend's walk instead"
     cell, said = _walk_end(rec, plan, backend)
     notes = [why]
     n, m = rec.shape
@@ -175,8 +180,10 @@ def _gpu_score(rec: Recurrence, ir: CellIR, plan: ScorePlan, bounds: tuple[int, 
                             *rec.args).run_s
     raise_found(ck, rec)
     index = BY_CODE[plan.pattern].index
+    # the strips check no read of an argument: only where a certificate proves them
     res = (gpu.strip_score_fill(rec, ir, index)
            if bounds is None and strips.serves_strips(rec, ir, plan.pattern)
+           and arguments_proven(rec, ir)
            else gpu.score_fill(rec, ir, index, bounds))
     raise_found(res.ck, rec)
     notes += [res.note,

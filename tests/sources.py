@@ -45,7 +45,8 @@ def neighbour_reads(code: str, shape: tuple[int, int], far: bool, dtype: str = "
     the nearest neighbours up, left and up-left in ``code``'s NOSE frame, plus (``far``)
     the cell two rows up and one column left; guarded at the table's edges.  The shape
     is an argument, not a literal, so one frame's cells have the same code at every shape
-    and dtype, and share their compiled kernels."""
+    and dtype, and share their compiled kernels; ``W`` is as long as the table's longer
+    side, so a near-square table's certificate proves its reads ``W[i]``, ``W[j]``."""
     rows, cols = DIAGONAL_FLIPS[code]
     a, b = (1 if rows else -1), (1 if cols else -1)  # one step up / left in the frame
     n, m = shape
@@ -53,7 +54,7 @@ def neighbour_reads(code: str, shape: tuple[int, int], far: bool, dtype: str = "
     if 0 <= {_signed('i', 2 * a)} < n and 0 <= {_signed('j', b)} < m:
         total += M[{_signed('i', 2 * a)}, {_signed('j', b)}]""" if far else "")
     return f"""
-W = np.arange(1, {n + m + 2}, dtype=np.int64)
+W = np.arange(1, {max(n, m) + 1}, dtype=np.int64)
 
 @recurrence(shape={shape}, dtype=np.{dtype}, args=(W, {n}, {m}))
 def rec(M, i, j, W, n, m):

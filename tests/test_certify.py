@@ -33,7 +33,8 @@ def test_a_certificate_covers_every_read_the_trace_sees(path):
         for size in (3, 7):
             rec = obj(size) if isinstance(obj, Family) else obj
             cert = certify(cell_ir(rec), rec.args, rec.shape)
-            if not isinstance(cert, Certificate) or cert.violated(rec, cell_ir(rec).params):
+            ir = cell_ir(rec)
+            if not isinstance(cert, Certificate) or cert.violated(rec, ir.params, ir.table):
                 continue
             a = analyze(rec)
             assert all(_within(d, cert) for d in traced_offsets(a.graph)), cert.summary()
@@ -46,8 +47,13 @@ def test_a_certificate_covers_every_read_the_trace_sees(path):
 
 def test_the_thesis_cases_are_proven(write_rec):
     cert = certificate(load(write_rec(LCS)))
-    assert isinstance(cert, Certificate) and cert.patterns == ("NOSE",) and not cert.requires
-    assert cert.summary().startswith("NOSE holds for every shape: reads (i - 1, j - 1) in UpLeft")
+    assert isinstance(cert, Certificate) and cert.patterns == ("NOSE",)
+    # X[i - 1] and Y[j - 1] proven inside the sequences, whose lengths the table's are
+    assert [str(r) for r in cert.requires] == ["X.shape[0] == M.shape[0] - 1",
+                                              "Y.shape[0] == M.shape[1] - 1"]
+    assert cert.summary().startswith("NOSE holds for every shape when X.shape[0] == M.shape[0] "
+                                     "- 1, Y.shape[0] == M.shape[1] - 1: reads (i - 1, j - 1) "
+                                     "in UpLeft")
     a = analyze(load(write_rec(LCS))).to_json()
     assert a["certificate"]["patterns"] == ["NOSE"] and a["certificate_why"] is None
 
@@ -194,7 +200,8 @@ def test_the_integer_knapsacks_while_loop_is_proven():
     rec = make_integer_knapsack(*data(6))
     cert = certificate(rec)
     assert isinstance(cert, Certificate), cert
-    assert [str(r) for r in cert.requires] == ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1"]
+    assert [str(r) for r in cert.requires] == ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1",
+                                               "p.shape[0] == M.shape[0] - 1"]
     assert cert.regions == ("Up", "UpLeft") and "RUD" in cert.patterns
     assert [r.offsets for r in cert.reads] == [("-1", "0"), ("-1", "-k*w[i - 1]")]
     assert make_plan(rec, cell_ir(rec)).method == "certificate"
@@ -267,7 +274,7 @@ def test_an_unsound_while_loop_is_not_proven(write_rec, test, read, tail, why):
     found = certify(cell_ir(rec), rec.args, rec.shape)
     if why is None:
         assert isinstance(found, Certificate) and [str(r) for r in found.requires] == \
-            ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1"]
+            ["min(w) >= 0", "w.shape[0] == M.shape[0] - 1", "p.shape[0] == M.shape[0] - 1"]
     else:
         assert isinstance(found, str) and why in found, found
 
@@ -314,9 +321,12 @@ def test_floyd_warshall_and_lcs3_are_certified():
     cert = certificate(fw)
     assert isinstance(cert, Certificate), cert
     assert (cert.ndim, cert.regions, cert.patterns) == (3, (), ())
-    # the reads along the table's sides need (n + 1) x n x n, and only that
+    # the reads along the table's sides need (n + 1) x n x n, and the weights' reads an
+    # n x n matrix
     assert [str(r) for r in cert.requires] == ["M.shape[0] == M.shape[2] + 1",
-                                               "M.shape[1] == M.shape[2]"]
+                                               "M.shape[1] == M.shape[2]",
+                                               "W.shape[0] == M.shape[1]",
+                                               "W.shape[1] == M.shape[2]"]
     assert [r.spans for r in cert.reads] == [((-1, -1), (0, 0), (0, 0)),
                                              ((-1, -1), (0, 0), (None, None)),
                                              ((-1, -1), (None, None), (0, 0))]
@@ -325,9 +335,10 @@ def test_floyd_warshall_and_lcs3_are_certified():
     assert "may not be on an earlier hyperplane" in unproven_hyperplane(fw, (1, 1, 0))
     three = make_lcs3("ACGT", "AGT", "CG")
     cert = certificate(three)
-    assert isinstance(cert, Certificate) and not cert.requires
-    assert cert.summary().startswith("proven for every shape: reads (i - 1, j - 1, k - 1) at "
-                                     "(-1, -1, -1), ")
+    assert isinstance(cert, Certificate) and [str(r) for r in cert.requires] == [
+        "X.shape[0] == M.shape[0] - 1", "Y.shape[0] == M.shape[1] - 1",
+        "Z.shape[0] == M.shape[2] - 1"]
+    assert "- 1: reads (i - 1, j - 1, k - 1) at (-1, -1, -1), " in cert.summary()
     assert cert.to_json()["regions"] is None and cert.to_json()["patterns"] is None
     assert Certificate.from_json(cert.to_json()) == cert
     assert unproven_hyperplane(three, (1, 1, 1)) is None
@@ -474,13 +485,17 @@ def cell(M, i, j):
 
 @pytest.mark.parametrize("name, requires", [
     ("nim", []),  # range(1, min(k + 1, m) + 1): t <= m
-    ("transportation", ["d.shape[0] == M.shape[0] - 1"]),
+    ("transportation", ["d.shape[0] == M.shape[0] - 1", "cb.shape[0] == M.shape[0] - 1",
+                        "ca.shape[0] == M.shape[0] - 1"]),
     ("winning_in_las_vegas", ["T == M.shape[0] - 1", "C == M.shape[1] - 1"]),
-    ("assembly_line_balancing", ["M.shape[1] == 2", "a.shape[1] == M.shape[0]"]),
+    ("assembly_line_balancing", ["M.shape[1] == 2", "a.shape[1] == M.shape[0]",
+                                 "a.shape[0] == M.shape[1]", "x.shape[0] == M.shape[1]",
+                                 "t.shape[0] == M.shape[1]", "t.shape[1] == M.shape[0]"]),
     ("deadline_scheduling", ["M.shape[0] == M.shape[1]", "d.shape[0] == M.shape[0] - 1",
-                             "max(d) <= M.shape[0] - 1"]),
+                             "p.shape[0] == M.shape[0] - 1", "max(d) <= M.shape[0] - 1"]),
     ("discounted_profits", ["min(G) >= 0", "M.shape[0] == M.shape[1]", "T == M.shape[0] - 1",
-                            "G.shape[0] == M.shape[0]", "max(G) <= M.shape[0] - 1"]),
+                            "P.shape[0] == M.shape[0]", "G.shape[0] == M.shape[1]",
+                            "max(G) <= M.shape[0] - 1"]),
 ])
 def test_catalog_cells_with_bounds_from_min_the_sizes_or_the_data_are_proven(name, requires):
     rec = load(f"examples/catalog/{name}.py", size=9)
@@ -569,3 +584,50 @@ def cell(M, i, j, w):
     walk = Walk(cell_ir(short), short.args, short.shape)
     walk.block(list(cell_ir(short).definition().body), {}, ())
     assert prove(Prover(walk, 0, tuple(walk.facts()))) == "the read w[i - 1] (line 5) may leave w"
+
+
+@pytest.mark.parametrize("length, why", [
+    (6, None),
+    (5, "the read w[i] (line 3) may leave w"),  # w[5] at row 5: past w's end
+])
+def test_every_read_of_an_argument_is_proven_inside_it_or_there_is_no_certificate(
+        length, why):
+    from depgraph import recurrence
+
+    @recurrence(shape=(6, 4), dtype=np.int64, args=(np.zeros(length),))
+    def rows(M, i, j, w):
+        return w[i] + (M[i - 1, j] if i > 0 else 0.0)
+
+    cert = certify(cell_ir(rows), rows.args, rows.shape)
+    if why is None:
+        assert [str(r) for r in cert.requires] == ["w.shape[0] == M.shape[0]"]
+    else:
+        assert cert == why
+
+
+def test_a_read_of_an_array_that_is_not_an_argument_leaves_no_certificate():
+    from depgraph import recurrence
+
+    @recurrence(shape=(4, 4), dtype=np.int64, args=(np.zeros((4, 4), np.int64),))
+    def view(M, i, j, A):
+        return A[i][j] + (M[i - 1, j] if i > 0 else 0)
+
+    assert certify(cell_ir(view), view.args, view.shape) == \
+        "the read A[i][j] (line 3) is of an array that is not an argument"
+
+
+@pytest.mark.parametrize("path", ["examples/lcs.py", "examples/knapsack.py"])
+def test_the_certified_examples_prove_their_argument_reads_and_check_none(path):
+    from depgraph.analysis.certify import arguments_proven
+
+    rec = load(path, size=40)
+    ir = cell_ir(rec)
+    plan = certified_plan(rec, ir)
+    assert plan.method == "certificate" and arguments_proven(rec, ir)
+    required = [str(r) for r in certificate(rec, ir).requires]
+    assert all(any(r.startswith(f"{p}.shape[0] == M.shape[") for r in required)
+               for p in ir.params)
+    r = fill(rec, backend="cpu", plan=plan)
+    notes = " ".join(r.notes)
+    assert "reads proven for every shape" in notes and "checks each read" not in notes
+    np.testing.assert_array_equal(r.table, analyze(rec).table)

@@ -44,3 +44,22 @@ def test_cooperative_fill_of_one_family_at_two_sizes():
         rec = knapsack.make_knapsack(np.arange(1, items + 1), np.arange(2, items + 2), 9)
         res = steps.cooperative_fill(rec, cell_ir(rec), BY_CODE["RUD"].index, threads=4, unroll=2)
         same(res.table, make_plan(rec).reference)
+
+
+def test_a_checked_cell_flags_an_argument_read_outside_its_array_and_reads_on():
+    from depgraph import recurrence
+    from runtime.backends.cuda.cells import Checks
+
+    def sack(w):
+        @recurrence(shape=(6, 5), dtype=np.int64, args=(w,))
+        def cell(M, i, j, w):
+            return 0 if i == 0 else M[i - 1, j] + w[i - 1] + w[-1]
+        return cell
+
+    for w, flagged in ((np.arange(5), 0), (np.arange(3), 1)):
+        rec = sack(w)
+        checks = Checks(cell_ir(rec), ("Up",), None)
+        res = steps.pattern_fill(rec, BY_CODE["RUD"].index, 6, checks=checks)
+        assert res.checks[0] == flagged  # flagged, not raised: a GPU raises nothing
+        if not flagged:
+            same(res.table, analyze(rec).table)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from depgraph.frontend.ir import read_cell
-from depgraph.frontend.source import function_namespace
+from depgraph.frontend.source import SourceUnavailable, function_namespace
 from runtime.backends.emit import compile_source
 from runtime.backends.rewrite import rewrite_reads
 from sources import decorated_cell, hoisted_loads, mixed_cell
@@ -152,3 +152,40 @@ def test_a_read_of_a_sheared_table_passes_only_cells_of_the_original_one(pi, sha
     # the original table's sides and the shift come from M's shape: one read for every size
     larger = slab(Hyperplane(pi), tuple(n + 2 for n in shape))
     assert hyperplane_read_source((1, 0, 0), "M[a0, a1, a2]", 0, larger) == source
+
+
+def test_a_checked_argument_read_records_the_first_index_python_refuses():
+    from runtime.backends.cpu import jit
+    from runtime.backends.rewrite import arg_read_source
+
+    read = jit(compile_source(arg_read_source(1, 2, 2, 0, "ck[0] == 0"), "read", {}))
+    X, ck = np.arange(12).reshape(3, 4), np.zeros(7, dtype=np.int64)
+    # negative indices inside Python's range wrap, as Python's do
+    assert read(X, ck, 5, 6, -3, -1) == X[-3, -1] and read(X, ck, 5, 6, 2, 3) == 11
+    assert not ck.any()
+    assert read(X, ck, 5, 6, 1, 4) == X[0, 0]  # the stand-in; the fill is not used
+    read(X, ck, 7, 8, -4, 0)
+    assert ck.tolist() == [1, 5, 6, 1, 1, 4, 0]  # the first: cell, argument, axis, index
+
+
+def test_an_argument_load_calls_its_checked_read_with_the_cell_and_keeps_slices():
+    from runtime.backends.rewrite import ArgReads, arg_read_source
+
+    def cell(M, i, j, X, k):
+        i = i - 1
+        return M[i, j] + X[i, j - 1] + X[i] + X[i, :].sum() + k[0] + M.shape[0]
+
+    def view(M, i, j, X, k):
+        return X[i][j]
+
+    reads = ArgReads.of(read_cell(cell, 2), (np.zeros((2, 2)), (3,)),
+                        lambda p, count: arg_read_source(p, count, 2, 0))
+    src = rewrite_reads(read_cell(cell, 2), "RD", "g", arg_reads=reads)
+    assert "_dg_argread0_2(X, _dg_check, _dg_cell0, _dg_cell1, i, j - 1)" in src
+    assert "_dg_argread0_1(X, _dg_check, _dg_cell0, _dg_cell1, i)" in src
+    assert "X[i, :]" in src and "k[0]" in src and "M.shape[0]" in src
+    assert sorted(reads.reads) == ["_dg_argread0_1", "_dg_argread0_2"]
+    # a view's element: of no argument's extent, so no checked rewrite
+    with pytest.raises(SourceUnavailable, match=r"the read X\[i\]\[j\] \(line 2\) is of an "
+                       "array that is not an argument"):
+        rewrite_reads(read_cell(view, 2), "RD", "g", arg_reads=reads)

@@ -621,3 +621,129 @@ def test_the_target_is_the_recurrences_answer(backend, shape):
     res = fill(corner, backend=backend, copy_back=False)
     assert res.target == (0, 0) and res.value == A[0, 0]
     assert (res.table is None) == (backend == "cuda")  # a cell needs no table back
+
+
+#: A knapsack whose table has more rows than its weights have elements: ``w[i - 1]`` is
+#: past the end of ``w`` from row 4 on.
+SHORT_WEIGHTS = """
+w = np.array([1, 2, 3], dtype=np.int64)
+
+@recurrence(shape=(6, 5), dtype=np.int64, args=(w,))
+def sack(M, i, j, w):
+    if i == 0:
+        return 0
+    best = M[i - 1, j]
+    if w[i - 1] <= j:
+        best = max(best, M[i - 1, j - w[i - 1]] + 1)
+    return best
+"""
+
+
+def test_an_argument_read_past_its_end_ends_the_run_as_the_python_backend_does(
+        write_rec, tmp_path, capsys):
+    from depgraph.cli import main
+
+    path = write_rec(SHORT_WEIGHTS)
+    said = {}
+    for backend in ("python", "cpu", "cuda"):
+        out = tmp_path / f"{backend}.npy"
+        for score in ((), ("--score",)):
+            assert main(["run", path, "--backend", backend, "-o", str(out), *score]) == 1
+            err = capsys.readouterr().err
+            assert "Traceback" not in err and not out.exists()
+            said[backend, bool(score)] = err.strip().splitlines()[-1]
+    expected = ("depgraph: error: cell (4, 0): the cell function failed: IndexError: index 3 "
+                "is out of bounds for axis 0 with size 3")
+    assert {said[b, False] for b in ("python", "cpu", "cuda")} == {expected}
+    for backend in ("python", "cpu", "cuda"):  # a score walks its own order: a cell of row 4
+        assert re.fullmatch(r"depgraph: error: cell \(4, \d\): the cell function failed: "
+                            r"IndexError: index 3 is out of bounds for axis 0 with size 3",
+                            said[backend, True]), said[backend, True]
+
+
+@pytest.mark.parametrize("backend, schedule", [("cpu", "auto"), ("cpu", "pattern"),
+                                               ("cpu", "tiled"), ("cpu", "sequential"),
+                                               ("cpu", "hyperplane"), ("cuda", "auto"),
+                                               ("cuda", "pattern"), ("cuda", "hyperplane"),
+                                               ("python", "auto")])
+def test_an_argument_read_out_of_range_at_one_late_cell_is_named(write_rec, backend, schedule):
+    rec = load(write_rec("""
+d = np.arange(7, dtype=np.int64)
+
+@recurrence(shape=(6, 7), dtype=np.int64, args=(d,))
+def late(M, i, j, d):
+    if i == 0 or j == 0:
+        return 1
+    k = j
+    if i == 5 and j == 6:
+        k = 7
+    return M[i - 1, j] + M[i, j - 1] + d[k]
+"""))
+    with pytest.raises(CellFunctionError, match=re.escape(
+            "cell (5, 6): the cell function failed: IndexError: index 7 is out of bounds "
+            "for axis 0 with size 7")):
+        fill(rec, backend=backend, schedule=schedule)
+    score = __import__("runtime.score_only", fromlist=["score"]).score
+    if backend != "python":
+        with pytest.raises(CellFunctionError, match=re.escape("cell (5, 6)")):
+            score(rec, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_an_argument_read_at_a_negative_index_python_allows_wraps_as_in_python(
+        write_rec, backend):
+    rec = load(write_rec("""
+g = np.array([5, -3, 8, 2, 7], dtype=np.int64)
+
+@recurrence(shape=(6, 4), dtype=np.int64, args=(g,))
+def wraps(M, i, j, g):
+    if i == 0 or j == 0:
+        return i + j
+    return max(M[i - 1, j], M[i, j - 1]) + g[i - 5] * g[j - 4]
+"""))
+    reference = fill(rec, backend="python").table
+    for schedule in ("auto", "pattern"):
+        np.testing.assert_array_equal(fill(rec, backend=backend, schedule=schedule).table,
+                                      reference)
+
+
+@pytest.mark.parametrize("columns, fails", [(4, False), (3, True)])
+def test_a_read_of_a_view_of_an_argument_is_checked_by_the_trace(write_rec, columns, fails):
+    # A[i - 1][j]: the row is an argument's, its element a view's, whose extent no
+    # compiled check knows; the trace reads it as Python does
+    rec = load(write_rec(f"""
+A = np.arange(3 * {columns}, dtype=np.int64).reshape(3, {columns})
+
+@recurrence(shape=(4, 4), dtype=np.int64, args=(A,))
+def view(M, i, j, A):
+    return j if i == 0 else M[i - 1, j] + A[i - 1][j]
+"""))
+    for backend in ("cpu", "cuda"):
+        if fails:
+            with pytest.raises(CellFunctionError, match=re.escape(
+                    "cell (1, 3): the cell function failed: IndexError: index 3 is out of "
+                    "bounds for axis 0 with size 3")):
+                fill(rec, backend=backend)
+            continue
+        r = fill(rec, backend=backend)
+        assert "is of an array that is not an argument" in " ".join(r.notes)
+        np.testing.assert_array_equal(r.table, fill(rec, backend="python").table)
+
+
+def test_a_k_dimensional_argument_read_out_of_range_is_named(write_rec):
+    # a 3-D checked fill flags the read; the trace then names the cell
+    rec = load(write_rec("""
+d = np.arange(4, dtype=np.int64)
+
+@recurrence(shape=(3, 4, 5), dtype=np.int64, args=(d,))
+def late(M, k, i, j, d):
+    if k == 0:
+        return i + j
+    return M[k - 1, i, j] + d[j]
+"""))
+    for backend in ("cpu", "cuda"):
+        for schedule in ("auto", "hyperplane"):
+            with pytest.raises(CellFunctionError, match=re.escape(
+                    "cell (1, 0, 4): the cell function failed: IndexError: index 4 is out of "
+                    "bounds for axis 0 with size 4")):
+                fill(rec, backend=backend, schedule=schedule)

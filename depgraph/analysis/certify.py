@@ -20,8 +20,11 @@ a :class:`Requirement` checked against the data in time proportional to the argu
 ``M.shape[0] == M.shape[2] + 1``, the knapsack's ``w.shape[0] == M.shape[0] - 1``), and
 where those are not enough, a ceiling on an argument's data that indexes ``M`` or bounds
 an index (``max(d) <= M.shape[1] - 1``): only those it needs are kept as requirements.
-A bound on an argument's data holds of the elements the cell reads only where each of
-those reads is proven inside the argument: a compiled read past its end is not checked.
+Every read of an array argument's element (of any dtype) is proven inside the argument,
+Python's negative indices counted in, or there is no certificate: a compiled read past
+its end is not checked (so, too, a bound on the argument's data holds of the elements
+the cell reads only then).  A subscript of an array that is not an argument (a local
+one, a view ``A[i][j]``) and there is none.
 
 The certificate is a fact of the source, the argument kinds and the module constants the
 cell reads, not of the size: cached on disk by their digest and the prover's modules'
@@ -57,7 +60,7 @@ from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
 
 __all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate", "may_raise",
-           "certify_hyperplane", "unproven_hyperplane"]
+           "certify_hyperplane", "unproven_hyperplane", "arguments_proven"]
 
 #: The data bounds tried, in order, for the arguments whose elements index ``M``.
 LADDER = (None, 0, 1)
@@ -275,7 +278,7 @@ def certificate(rec: Any, ir: CellIR | None = None) -> Certificate | str:
     ...     return max(M[i - 1, j], p[i - 1] + M[i - 1, j - wi])
     >>> cert = certificate(knapsack)
     >>> [str(r) for r in cert.requires], cert.regions
-    (['min(w) >= 0', 'w.shape[0] == M.shape[0] - 1'], ('Up', 'UpLeft'))
+    (['min(w) >= 0', 'w.shape[0] == M.shape[0] - 1', 'p.shape[0] == M.shape[0] - 1'], ('Up', 'UpLeft'))
     >>> from dataclasses import replace
     >>> cert.violated(replace(knapsack, args=(np.array([2, -1, 1]), p)), ("w", "p"))
     'min(w) >= 0 does not hold (min(w) is -1)'
@@ -287,6 +290,28 @@ def certificate(rec: Any, ir: CellIR | None = None) -> Certificate | str:
                  lambda found: found.to_json() if isinstance(found, Certificate)
                  else {"why": found},
                  lambda d: str(d["why"]) if "why" in d else Certificate.from_json(d))
+
+
+def arguments_proven(rec: Any, ir: CellIR | None = None) -> bool:
+    """Whether every read of ``rec``'s array arguments is proven inside its array at
+    ``rec``'s size and data: it has a certificate (which proves them, or there is none)
+    whose requirements ``rec`` meets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> def sack(w):
+    ...     @recurrence(shape=(4, 3), dtype=np.int64, args=(w,))
+    ...     def cell(M, i, j, w):
+    ...         return 0 if i == 0 else M[i - 1, j] + w[i - 1]
+    ...     return cell
+    >>> arguments_proven(sack(np.ones(3, np.int64))), arguments_proven(sack(np.ones(2, np.int64)))
+    (True, False)
+    """
+    ir = ir or cell_ir(rec)
+    cert = certificate(rec, ir)
+    return isinstance(cert, Certificate) and cert.violated(rec, ir.params, ir.table) is None
 
 
 def unproven_hyperplane(rec: Any, pi: tuple[int, ...], ir: CellIR | None = None) -> str | None:

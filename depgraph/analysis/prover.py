@@ -22,7 +22,6 @@ element only where the element's read is proven inside the array (:func:`_inside
 
 from __future__ import annotations
 
-import re
 from itertools import product
 from typing import Any
 
@@ -171,11 +170,6 @@ def prove(prover: Prover) -> Certificate | str:
     walk = prover.walk
     arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
         if prover.floor is not None else []
-    assumed = set(arrays) | {found.group(1) for _, req in prover.facts
-                             if (found := re.fullmatch(r"max\((\w+)\)", req.subject))}
-    for array, read in walk.elements:
-        if array in assumed and not _inside(prover, array, read):
-            return f"the read {read.text} (line {read.line}) may leave {array}"
     flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
     proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     for read in walk.reads:
@@ -204,6 +198,11 @@ def prove(prover: Prover) -> Certificate | str:
             old = proven.get(key, (offsets, tuple(spans), set()))
             proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
                            tuple(map(_union, old[1], spans)), old[2] | regions)
+    # every element read proven inside its array: a compiled read past its end is not
+    # checked, and a bound on the array's data would not hold of what it reads
+    for array, read in walk.elements:
+        if not _inside(prover, array, read):
+            return f"the read {read.text} (line {read.line}) may leave {array}"
     regions = tuple(sorted(set().union(*(r for *_, r in proven.values())))) if proven else ()
     reads = tuple(ProvenRead(text, line, offs, spans, tuple(sorted(regs)))
                   for (text, line), (offs, spans, regs)
@@ -220,7 +219,7 @@ def _inside(prover: Prover, array: str, read: PathRead) -> bool:
     data says of the element holds only then: a compiled read past the array's end is
     not checked, and reads what the array does not hold."""
     walk = prover.walk
-    if len(read.index) != np.ndim(walk.params[array]) or any(e is None for e in read.index):
+    if len(read.index) > np.ndim(walk.params[array]) or any(e is None for e in read.index):
         return False
     for axis, e in enumerate(read.index):
         n = walk.extent_of(array, axis)

@@ -77,6 +77,16 @@ def _equal(a: Any, b: Any, shift: int, a_text: str, b_text: str
     return (("ge", a - b - shift), ("ge", b + shift - a)), Requirement(a_text, "==", bound)
 
 
+def _parts(node: ast.Subscript) -> list[ast.expr]:
+    """The indices of a subscript, one per axis."""
+    return node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def _extent(node: ast.Subscript) -> bool:
+    """Whether ``node`` is an extent ``A.shape[k]``."""
+    return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+
+
 class Walk:
     """Every path through a cell function's body, collecting each read of ``M`` with the
     premises of its path (module docstring)."""
@@ -98,7 +108,7 @@ class Walk:
         self.display: dict[Any, Any] = {n: sympy.Symbol(f"{ir.table}.shape[{k}]")
                                          for k, n in enumerate(self.extent)}
         self.reads: list[PathRead] = []
-        #: each read of an integer array argument's element, with its array
+        #: each read of an array argument's element (any dtype), with its array
         self.elements: list[tuple[str, PathRead]] = []
         #: what holds of the symbols of ``max``/``min`` calls wherever they are computed
         self.bounds: list[tuple[str, Any]] = []
@@ -115,7 +125,9 @@ class Walk:
         - an argument's extent or a scalar argument equal to a table extent plus up to 2.
 
         Only of what a read's index or premises hold (an array's extent: of an array
-        whose element they hold): no other fact can help prove a read.
+        whose element they hold; or of one the cell reads an element of, which must be
+        proven inside it, against the axes of the cell's indices those reads hold): no
+        other fact can help prove a read.
 
         Examples
         --------
@@ -135,17 +147,33 @@ class Walk:
         names = dict(self.params)
         used = self._used()
         arrays = {self.loads[sym] for sym in used if sym in self.loads}
+        # an array's extent that no read's index holds is there to prove the array's own
+        # element reads: along each of its axes, against the table's axes of the cell's
+        # indices those reads' indices hold there (LCS's Y[j - 1]: Y's length against the
+        # columns), against every axis where one holds none (a loop's variable)
+        cell = [self.index[x] for x in self.ir.index]
+        axes: dict[str, set[int]] = {}
+        for array, read in self.elements:
+            for d, e in enumerate(read.index):
+                held = [k for k, x in enumerate(cell) if e is not None and x in e.free_symbols]
+                axes.setdefault(f"{array}.shape[{d}]", set()).update(
+                    held or range(self.ir.ndim))
+        readers = {text.split(".")[0] for text in axes}
         for text, sym in self.opaque.items():  # an element's key is no text
+            owner = text.split(".")[0] if isinstance(text, str) else ""
             if sym in self.loads or not isinstance(text, str) \
-                    or sym not in used and text.split(".")[0] not in arrays \
+                    or sym not in used and owner not in arrays and owner not in readers \
                     or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
                 continue
             try:
                 value = side_value(text, table, names, self.shape)
             except (KeyError, IndexError, TypeError, ValueError):
                 continue
-            out += [_equal(sym, n[axis], value - size, text, f"{table}.shape[{axis}]")
-                    for axis, size in enumerate(self.shape) if abs(value - size) <= 2]
+            against = range(self.ir.ndim) if sym in used else \
+                sorted(axes.get(text, axes.get(f"{text[4:-1]}.shape[0]", ()))) \
+                or range(self.ir.ndim)
+            out += [_equal(sym, n[axis], value - self.shape[axis], text, f"{table}.shape[{axis}]")
+                    for axis in against if abs(value - self.shape[axis]) <= 2]
         return out
 
     def _used(self) -> set[Any]:
@@ -267,10 +295,17 @@ class Walk:
                 return base.id
         return None
 
+    def _argument(self, node: ast.Subscript, env: dict[str, Any]) -> str | None:
+        """The array argument (of any dtype) ``node`` reads an element of, or ``None``."""
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in self.params and base.id not in env \
+                and isinstance(self.params[base.id], np.ndarray):
+            return base.id
+        return None
+
     def _element_index(self, node: ast.Subscript, env: dict[str, Any]) -> tuple[Any, ...]:
         """The index of an element read ``node``, a polynomial (or ``None``) per axis."""
-        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return tuple(self.polynomial(e, env) for e in parts)
+        return tuple(self.polynomial(e, env) for e in _parts(node))
 
     def _element_read(self, node: ast.Subscript, env: dict[str, Any], premises: tuple) -> None:
         """Keep the read ``node`` of an array argument's element with its path's premises
@@ -278,7 +313,7 @@ class Walk:
         :meth:`facts` may tie to the table's: a data requirement on the array holds of
         the elements its reads give only where each read is proven inside the array (a
         read past its end reads what the array does not hold)."""
-        array = self._element_array(node, env)
+        array = self._argument(node, env)
         assert array is not None
         index = self._element_index(node, env)
         for k in range(min(len(index), np.ndim(self.params[array]))):
@@ -376,8 +411,14 @@ class Walk:
             for e in elements:
                 self.expression(e, env, premises)
             return
-        if isinstance(node, ast.Subscript) and self._element_array(node, env) is not None:
+        if isinstance(node, ast.Subscript) and self._argument(node, env) is not None:
             self._element_read(node, env, premises)
+        elif isinstance(node, ast.Subscript) and not _extent(node) and not any(
+                isinstance(e, ast.Slice) for e in _parts(node)):
+            # an element of a local array or of a view (``A[i][j]``) is read unchecked by
+            # compiled code, and the walk follows no array but the arguments
+            raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is of an array "
+                         "that is not an argument")
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expression(child, env, premises)

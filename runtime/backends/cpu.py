@@ -54,7 +54,9 @@ from runtime.backends.emit import (
 )
 from runtime.backends.rewrite import (
     CHECK,
+    ArgReads,
     OffsetReads,
+    arg_read_source,
     guarded_read_source,
     hyperplane_read_source,
     lex_read_source,
@@ -87,6 +89,7 @@ __all__ = [
     "thread_count",
     "OOB",
     "MISFIT",
+    "ARG",
     "Timing",
 ]
 
@@ -95,9 +98,13 @@ __all__ = [
 #: (flag, cell i, cell j, read i, read j).
 #: A checked sweep records the first cell whose value does not fit an integer table's dtype
 #: at ``ck[MISFIT:MISFIT + 3]`` as (flag, cell i, cell j).
-CHECK_SLOTS = 17
+#: A checked read of an array argument outside it records the first at
+#: ``ck[ARG:ARG + 6]`` as (flag, cell i, cell j, the argument's position, axis, index)
+#: (a table of other dimensions: the flag alone).
+CHECK_SLOTS = 23
 OOB = 9
 MISFIT = 14
+ARG = 17
 #: Rows and columns of a tile of :func:`tiled_fill` for a cell without loops, on a wide
 #: table: long rows, so the memory a row of a tile writes is one run that the caches fetch
 #: ahead, and few of them, so the tile (32 KiB of 8-byte cells) and the column its right
@@ -204,17 +211,23 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
     ``pi``, flagging a read out of the table or not on an earlier hyperplane, any
     dimension: :func:`runtime.backends.rewrite.hyperplane_read_source`; with a
     lexicographic ``order``, flagging a read out of the table or of a cell not before
-    its own in that order: :func:`runtime.backends.rewrite.lex_read_source`)."""
+    its own in that order: :func:`runtime.backends.rewrite.lex_read_source`).  A checked
+    cell's reads of its array arguments are checked too, flagging ``ck[ARG]``
+    (:func:`runtime.backends.rewrite.arg_read_source`)."""
 
     def build() -> Any:
         # inline="always": without it numba calls the cell function per cell, many times slower
         if not checked:
             return jit(rec.func, inline="always")
         ns = function_namespace(rec.func)
-        reads: dict[str, str] = {}  # a guarded read's name: its source
+        first = f"ck[{ARG}] == 0" if ir.ndim == 2 else None  # the slots hold a 2-D cell
+        args = ArgReads.of(ir, rec.args, lambda p, count: arg_read_source(
+            p, count, ir.ndim, ARG, first))
+        stop = f"{CHECK}[{OOB}] != 0 or {CHECK}[{ARG}] != 0"
         if allowed is None and order is None:
-            ns["_dg_read"], reads["_dg_read"] = _checked_read2(), "checked read, 2-D"
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[{OOB}] != 0")
+            ns["_dg_read"] = _checked_read2()
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=stop, arg_reads=args)
+            guards: dict[str, str] = {}
         else:
             if order is not None:
                 lex = isinstance(order, LexOrder)
@@ -226,12 +239,13 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
             else:
                 guarded = OffsetReads(lambda d: guarded_read_source(
                     allowed, "M[a, b]", OOB, d), 2)
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded,
-                                stop=f"{CHECK}[{OOB}] != 0")
-            reads.update(guarded.reads)
-            for name, what in reads.items():
-                ns[name] = jit(compile_source(what, "read", {"int64": np.int64}),
-                               inline="always")
+            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded, stop=stop,
+                                arg_reads=args)
+            guards = guarded.reads
+        reads = {**guards, **args.reads}  # each read's name: its source
+        for name, what in reads.items():
+            ns[name] = jit(compile_source(what, "read", {"int64": np.int64}), inline="always")
+        reads.setdefault("_dg_read", "checked read, 2-D")
         return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
                         digest(src, {**reads, "cell": rec.func}))
 
@@ -698,7 +712,7 @@ def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cell: Any, src: st
 
 def _merged(rows: np.ndarray) -> np.ndarray:
     """One check array from each thread's row: every region flagged, and the first row's
-    out-of-bounds read and misfit among those that recorded one.
+    out-of-bounds read, misfit and argument read among those that recorded one.
 
     Examples
     --------
@@ -711,7 +725,7 @@ def _merged(rows: np.ndarray) -> np.ndarray:
     """
     ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
     ck[:OOB] = rows[:, :OOB].max(axis=0)
-    for at, width in ((OOB, MISFIT - OOB), (MISFIT, CHECK_SLOTS - MISFIT)):
+    for at, width in ((OOB, MISFIT - OOB), (MISFIT, ARG - MISFIT), (ARG, CHECK_SLOTS - ARG)):
         found = rows[rows[:, at] != 0]
         if len(found):
             ck[at:at + width] = found[0, at:at + width]

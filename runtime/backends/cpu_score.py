@@ -35,12 +35,14 @@ from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
 from runtime.backends.rewrite import CHECK, rewrite_reads
 from runtime.backends.walk import (
+    ARG,
     ScorePlan,
     ScoreResult,
     checked_read_source,
     checks,
     emit_store,
     raise_found,
+    arg_reads,
     ring_result,
     slot,
 )
@@ -57,14 +59,20 @@ PARALLEL_CELLS = 64
 def checked_cell(rec: Recurrence, ir: CellIR, found: list[str]) -> Any:
     """The cell function compiled for the CPU with its reads of ``M`` checked
     (:func:`runtime.backends.walk.checked_read_source`), an in-bounds read running the
-    lines ``found``."""
+    lines ``found``, and its reads of its array arguments where no certificate proves
+    them (:func:`runtime.backends.walk.arg_reads`)."""
     read = checked_read_source("True", found)
-    body = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[2] != 0")
-    key = digest(body, {"read": digest(read), "cell": rec.func})  # its namespace too
+    args = arg_reads(rec, ir, f"ck[{ARG}] == 0")  # the first, as the python walk names it
+    body = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=f"{CHECK}[2] != 0 or {CHECK}[{ARG}] != 0",
+                         arg_reads=args)
+    reads = {"_dg_read": read, **(args.reads if args else {})}
+    key = digest(body, {"read": digest(read) if len(reads) == 1 else digest(str(reads)),
+                        "cell": rec.func})  # its namespace too
 
     def build() -> Any:
         ns = function_namespace(rec.func)
-        ns["_dg_read"] = cpu.jit(compile_source(read, "read", {}), inline="always")
+        for name, source in reads.items():
+            ns[name] = cpu.jit(compile_source(source, "read", {}), inline="always")
         return remember(cpu.jit(compile_source(body, "_dg_cell", ns), inline="always"), key)
 
     return CACHE.get(rec.func, ("cpu", key), build)

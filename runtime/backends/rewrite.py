@@ -18,7 +18,7 @@ reads of one cell (:attr:`depgraph.frontend.ir.CellIR.hidden`) is refused
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
@@ -30,7 +30,8 @@ from patterns.hyperplane import Shear
 from patterns.lexorder import LexOrder
 
 __all__ = ["rewrite_reads", "guarded_read_source", "OffsetReads", "hyperplane_read_source",
-           "lex_read_source", "CHECK", "KEPT", "NARROW"]
+           "lex_read_source", "ArgReads", "arg_read_source", "unchecked_subscript", "CHECK",
+           "KEPT", "NARROW"]
 
 CHECK = "_dg_check"
 KEPT = "_dg_kept"
@@ -101,6 +102,35 @@ class _Narrow(ast.NodeTransformer):
         return ast.copy_location(ast.Call(ast.Name(NARROW, ast.Load()), [node], []), node)
 
 
+class _ArgLoads(ast.NodeTransformer):
+    """Each load ``X[a, b]`` of an array of ``reads`` (every index an expression, no
+    slice) written ``read(X, CHECK, x0, x1, ..., a, b)``, ``read`` the one ``reads``
+    names for the array and the count of indices, ``x0, x1, ...`` the ``cell``."""
+
+    def __init__(self, reads: ArgReads, cell: list[str]) -> None:
+        self.reads, self.cell = reads, cell
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        text = ast.unparse(node)  # as written, before its own subscripts are rewritten
+        self.generic_visit(node)
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "shape" \
+                or isinstance(base, ast.Name) and base.id in self.reads.others:
+            return node  # an extent; an argument that is no array, which numba checks
+        if not (isinstance(base, ast.Name) and base.id in self.reads.arrays):
+            # a local array, a view (``A[i][j]``), a global: of unknown extent here
+            raise SourceUnavailable(f"the read {text} (line {node.lineno}) is "
+                                    "of an array that is not an argument, which compiled "
+                                    "code would not check")
+        if not isinstance(node.ctx, ast.Load) or any(isinstance(e, ast.Slice) for e in index):
+            return node  # a slice is clamped into the array, in Python as compiled
+        args = [node.value, ast.Name(CHECK, ast.Load())] + \
+            [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
+        name = self.reads(node.value.id, len(index))
+        return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), args, []), node)
+
+
 class _Halt(ast.NodeTransformer):
     """Each ``while`` test joined with ``not stop``."""
 
@@ -117,7 +147,7 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                   hoist: Collection[str] = (), narrow: Collection[Position] = (),
                   speculate: bool = False, kept: Sequence[tuple[int, ...]] = (),
                   read_for: Callable[[tuple[int | None, ...]], str] | None = None,
-                  stop: str | None = None) -> str:
+                  stop: str | None = None, arg_reads: ArgReads | None = None) -> str:
     """Source of a copy of the cell function read as ``ir``, named ``name``, whose reads
     of ``M`` call ``read``.
 
@@ -155,6 +185,13 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     stand-in value, on which a loop bounded by what it reads (a knapsack's
     ``while k * w[i] <= c`` with a negative weight) would never end, and the fill with it
     would never report the read.
+
+    ``arg_reads`` (:class:`ArgReads`): each load of one of its arrays left in the body
+    (not hoisted; every index an expression, no slice) calls the checked read it names,
+    ``read(X, CHECK, x0, x1, ..., a, ...)``, with the cell's own indices captured on
+    entry: a compiled read of an argument is not bounds-checked by numba.  A subscript
+    of anything but an argument or an extent (a local array, a view ``A[i][j]``, a
+    global) is then ``SourceUnavailable``: :func:`unchecked_subscript`.
 
     Examples
     --------
@@ -201,10 +238,13 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                     {load: f"{HOISTED}{k}" for k, load in enumerate(loads)})
     body = [up.visit(stmt) for stmt in body]
     assert tuple(up.found) == loads, "the rewritten body's loads differ from the IR's"
+    if arg_reads is not None:
+        checked = _ArgLoads(arg_reads, cell)
+        body = [checked.visit(stmt) for stmt in body]
     if stop is not None:
         halt = _Halt(ast.parse(stop, mode="eval").body)
         body = [halt.visit(stmt) for stmt in body]
-    fn.body = (entry if cell_args else []) + body
+    fn.body = (entry if cell_args or arg_reads is not None else []) + body
     if speculate:
         guards.speculate(fn, (read, f"{read}_kept", NARROW))
     fn.decorator_list = []
@@ -456,3 +496,117 @@ def _self_guarded(ndim: int, failing: Sequence[str], load: str, flag: int) -> st
             e(f"ck[{flag}] = 1", f"return M[{', '.join('0' * ndim)}]")
         e(f"return {load}")
     return e.source
+
+
+def arg_read_source(position: int, count: int, ndim: int, flag: int,
+                    first: str | None = None, sink: str = "ck") -> str:
+    """Source of a checked read ``read(X, ck, x0, ..., a0, ...)`` of the array argument
+    ``X`` at ``position`` among the recurrence's args, by ``count`` indices, by the cell
+    ``x`` of a table of ``ndim`` dimensions: an index outside what Python allows (``-n
+    <= a < n`` along an axis of ``n``; a negative one counts from the end in Python as
+    compiled) sets ``ck[flag]`` and reads ``X[0, ...]`` instead (the fill is then not
+    used); with ``first``, a test that holds for the first failed read only, the cell,
+    the argument's position, the axis and the index are recorded after the flag
+    (``ck[flag + 1:flag + ndim + 4]``).  ``sink``: where the flag and the record go, an
+    expression of ``ck`` (``ck[2]`` of a tuple ``ck``), ``ck`` itself by default.
+
+    Examples
+    --------
+    >>> print(arg_read_source(1, 1, 2, 17, "ck[17] == 0"), end="")
+    def read(X, ck, x0, x1, a0):
+        if a0 < -X.shape[0] or a0 >= X.shape[0]:
+            if ck[17] == 0:
+                ck[18] = x0
+                ck[19] = x1
+                ck[20] = 1
+                ck[21] = 0
+                ck[22] = a0
+            ck[17] = 1
+            return X[0]
+        return X[a0]
+    """
+    cells = "".join(f", x{k}" for k in range(ndim))
+    index = [f"a{k}" for k in range(count)]
+    e = Emitter()
+    with e.block(f"def read(X, ck{cells}, {', '.join(index)})"):
+        for axis, a in enumerate(index):
+            with e.block(f"if {a} < -X.shape[{axis}] or {a} >= X.shape[{axis}]"):
+                if first is not None:
+                    with e.block(f"if {first}"):
+                        at = flag + 1 + ndim
+                        e(*(f"{sink}[{flag + 1 + k}] = x{k}" for k in range(ndim)),
+                          f"{sink}[{at}] = {position}", f"{sink}[{at + 1}] = {axis}",
+                          f"{sink}[{at + 2}] = {a}")
+                e(f"{sink}[{flag}] = 1", f"return X[{', '.join('0' * count)}]")
+        e(f"return X[{', '.join(index)}]")
+    return e.source
+
+
+class ArgReads:
+    """The checked reads of a cell function's array arguments, for the ``arg_reads`` of
+    :func:`rewrite_reads`: ``arrays`` maps the names of the array parameters whose loads
+    are checked to their positions among the recurrence's args; ``make(position,
+    count)`` gives the source of the read (defining ``read``) of the argument at
+    ``position`` by ``count`` indices (:func:`arg_read_source`).  ``reads`` maps each
+    read's name to its source.
+
+    Examples
+    --------
+    >>> reads = ArgReads({"w": 0}, lambda p, count: arg_read_source(p, count, 2, 0))
+    >>> reads("w", 1), sorted(reads.reads)
+    ('_dg_argread0_1', ['_dg_argread0_1'])
+    """
+
+    def __init__(self, arrays: Mapping[str, int], make: Callable[[int, int], str],
+                 others: Collection[str] = ()) -> None:
+        self.arrays, self.make = dict(arrays), make
+        self.others = frozenset(others)
+        self.reads: dict[str, str] = {}
+
+    @classmethod
+    def of(cls, ir: CellIR, args: Sequence[Any], make: Callable[[int, int], str]) -> ArgReads:
+        """The checked reads of every array among ``args``, the cell's arguments (the
+        others, ``others``, left to numba, which checks a tuple's or a list's index, with
+        the table, whose reads the rewrite serves)."""
+        import numpy as np
+
+        arrays = {p: k for k, (p, a) in enumerate(zip(ir.params, args))
+                  if isinstance(a, np.ndarray)}
+        return cls(arrays, make, {ir.table, *ir.params} - set(arrays))
+
+    def __call__(self, array: str, count: int) -> str:
+        position = self.arrays[array]
+        name = f"_dg_argread{position}_{count}"
+        if name not in self.reads:
+            self.reads[name] = self.make(position, count)
+        return name
+
+
+def unchecked_subscript(ir: CellIR, args: Sequence[Any]) -> str | None:
+    """Why a checked rewrite of the cell read as ``ir`` with ``args`` would be refused
+    for a subscript of an array that is not an argument (:func:`rewrite_reads` with
+    ``arg_reads``), or ``None`` (other reasons are the callers' to find); a caller then
+    fills by the Python trace, which checks every read as Python does, or says it cannot.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> import numpy as np
+    >>> def f(M, i, j, A):
+    ...     return A[i][j] + M[i - 1, j]
+    >>> unchecked_subscript(read_cell(f, 2), (np.zeros((2, 2)),))
+    'the read A[i][j] (line 2) is of an array that is not an argument, which compiled code would not check'
+    """
+    try:
+        fn = ir.definition()
+    except SourceUnavailable:
+        return None  # no rewrite at all: the callers' own reason
+    if ir.hidden:
+        return None  # M read through another name: no rewrite either
+    check = _ArgLoads(ArgReads.of(ir, args, lambda p, c: ""), [])
+    try:
+        for stmt in fn.body:
+            check.visit(stmt)
+    except SourceUnavailable as exc:
+        return str(exc)
+    return None

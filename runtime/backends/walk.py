@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.certify import arguments_proven
 from depgraph.errors import CellFunctionError, OutOfBoundsError
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import narrowing
@@ -35,15 +36,18 @@ from depgraph.frontend.provenance import Solution
 from depgraph.model import Recurrence
 from patterns import BY_CODE, last_cell
 from runtime.backends.emit import Emitter
+from runtime.backends.rewrite import ArgReads, arg_read_source
 
 __all__ = ["ScorePlan", "BlockPlan", "Recovery", "ScoreResult", "whole_table_note", "slot",
            "ring_slot", "checked_read_source", "ring_result", "CHECK_SLOTS", "checks",
-           "value_bounds", "emit_store", "raise_found"]
+           "value_bounds", "emit_store", "raise_found", "argument_error", "arg_reads", "ARG"]
 
 #: Slots of a walk's ``ck`` (a row per CPU thread, one on the GPU): the table's shape,
 #: the first out-of-bounds read (flag, cell, read), the first value outside the table's
-#: dtype (flag, cell, value).
-CHECK_SLOTS = 11
+#: dtype (flag, cell, value), the first read of an array argument outside it at
+#: :data:`ARG` (flag, cell, the argument's position, axis, index).
+CHECK_SLOTS = 17
+ARG = 11
 
 
 @dataclass(frozen=True)
@@ -376,12 +380,49 @@ def emit_store(e: Emitter, target: str, value: str, cell: tuple[str, str],
 def raise_found(ck: np.ndarray, rec: Recurrence) -> None:
     """The error for what a walk's ``ck`` rows recorded, if anything: a value outside the
     table's dtype (``CellFunctionError``; first, since a later read may follow from the
-    value not stored), else an out-of-bounds read (``OutOfBoundsError``), each the first
-    thread's row that recorded one."""
+    value not stored), else a read of an argument outside it (``CellFunctionError``, as
+    :func:`argument_error`), else an out-of-bounds read (``OutOfBoundsError``), each the
+    first thread's row that recorded one."""
     for row in ck[ck[:, 7] != 0][:1]:
         raise CellFunctionError((int(row[8]), int(row[9])),
                                 f"its value {int(row[10])} does not fit the table's dtype "
                                 f"{rec.dtype}")
+    for row in ck[ck[:, ARG] != 0][:1]:
+        raise argument_error(rec, row[ARG + 1:ARG + 3], *row[ARG + 3:ARG + 6].tolist())
     for row in ck[ck[:, 2] != 0][:1]:
         raise OutOfBoundsError((int(row[3]), int(row[4])), (int(row[5]), int(row[6])),
                                rec.shape)
+
+
+def argument_error(rec: Recurrence, cell: Sequence[int], position: int, axis: int,
+                   index: int) -> CellFunctionError:
+    """The error of a checked read by ``cell`` of ``rec``'s argument at ``position``
+    whose index along ``axis`` is outside it, worded as the python backend's for the same
+    read (NumPy's ``IndexError``).
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> w = np.arange(3)
+    >>> rec = recurrence(shape=(6, 2), dtype=np.int64, args=(w,))(lambda M, i, j, w: w[i - 1])
+    >>> print(argument_error(rec, (4, 0), 0, 0, 3))
+    cell (4, 0): the cell function failed: IndexError: index 3 is out of bounds for axis 0 with size 3
+    """
+    size = np.shape(rec.args[position])[axis]
+    return CellFunctionError(tuple(int(x) for x in cell),
+                             f"IndexError: index {index} is out of bounds for axis {axis} "
+                             f"with size {size}")
+
+
+def arg_reads(rec: Recurrence, ir: CellIR, first: str, sink: str = "ck") -> ArgReads | None:
+    """The checked reads of ``rec``'s array arguments for a walk's cell (recording a
+    failed one at :data:`ARG` when ``first`` holds: on the CPU, each thread its own
+    ``ck``, while its flag is not set; on the GPU, for the first thread to set it), or
+    ``None`` where a certificate whose requirements ``rec`` meets proves every one
+    inside its array (:func:`depgraph.analysis.certify.arguments_proven`): numba checks
+    none.  ``sink``: the walk's ``ck`` as the read sees it
+    (:func:`runtime.backends.rewrite.arg_read_source`)."""
+    if arguments_proven(rec, ir):
+        return None
+    return ArgReads.of(ir, rec.args,
+                       lambda p, count: arg_read_source(p, count, 2, ARG, first, sink))

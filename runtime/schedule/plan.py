@@ -58,8 +58,9 @@ from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
 from patterns import BY_CODE, SWEEPS, LexOrder, Sweep, lex_order, matching, select, sweep_for
 from patterns.hyperplane import Hyperplane, Shear, shear, slab
-from runtime.backends.cpu import MISFIT, OOB, regions_of_flags, sweep_fill
-from runtime.backends.walk import value_bounds
+from runtime.backends.cpu import ARG, MISFIT, OOB, regions_of_flags, sweep_fill
+from runtime.backends.rewrite import unchecked_subscript
+from runtime.backends.walk import argument_error, value_bounds
 
 __all__ = ["Plan", "make_plan", "checked_sweep", "lex_reference", "certified_plan", "in_fill_plan",
            "shear_of"]
@@ -149,7 +150,9 @@ def checked_sweep(rec: Recurrence, ir: CellIR
     Returns ``(regions, sweep, table, seconds)`` from the first order in which every read
     was of a cell already filled (``seconds``: that sweep's run time), or a sentence
     saying why no order could be confirmed.  A real out-of-bounds read raises
-    ``OutOfBoundsError`` naming the cell, the read and the shape; a value that does not
+    ``OutOfBoundsError`` naming the cell, the read and the shape; a read of an array
+    argument outside it, ``CellFunctionError`` naming the cell (worded as the python
+    backend's ``IndexError``); a value that does not
     fit an integer table's dtype, ``CellFunctionError`` naming the cell and the value.
 
     Raises ``SourceUnavailable`` when the function's source cannot be rewritten and
@@ -174,6 +177,8 @@ def checked_sweep(rec: Recurrence, ir: CellIR
             if ck[OOB]:
                 cell, read = ck[OOB + 1 : OOB + 3], ck[OOB + 3 : OOB + 5]
                 raise OutOfBoundsError(tuple(cell.tolist()), tuple(read.tolist()), rec.shape)
+            if ck[ARG]:
+                raise argument_error(rec, ck[ARG + 1 : ARG + 3], *ck[ARG + 3 : ARG + 6].tolist())
             if ck[MISFIT]:
                 misfit(rec, table, tuple(ck[MISFIT + 1 : MISFIT + 3].tolist()))
             return tuple(sorted(regions)), sweep, table, timing.run_s
@@ -347,6 +352,9 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
         raises = may_raise(ir)
         if raises:  # a parallel fill loses an exception, a GPU raises none
             return f"{raises}, which a parallel fill could not report"
+        unchecked = unchecked_subscript(ir, rec.args)
+        if unchecked:  # the trace checks it, as Python does
+            return unchecked
         regions = ir.possible_regions() if rec.ndim == 2 else None
     except SourceUnavailable as exc:
         return str(exc)

@@ -36,7 +36,9 @@ from runtime.backends.cuda.device import (
 from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
 from runtime.backends.rewrite import (
     CHECK,
+    ArgReads,
     OffsetReads,
+    arg_read_source,
     guarded_read_source,
     hyperplane_read_source,
     rewrite_reads,
@@ -98,7 +100,8 @@ def loadable(dtype: np.dtype) -> None:
 def rewritten_cell(rec: Recurrence, ir: CellIR, read: str | OffsetReads,
                    names: dict[str, Any], cell_args: bool = True, hoist: Sequence[str] = (),
                    narrow: frozenset[Position] = frozenset(), speculate: bool = False,
-                   kept: Sequence[tuple[int, ...]] = (), stop: str | None = None) -> Any:
+                   kept: Sequence[tuple[int, ...]] = (), stop: str | None = None,
+                   arg_reads: ArgReads | None = None) -> Any:
     """The cell function as a device function whose reads of ``M`` call the device
     function ``read`` (source, compiled with ``names``; or, given
     :class:`~runtime.backends.rewrite.OffsetReads`, each read the one for its offset
@@ -107,15 +110,19 @@ def rewritten_cell(rec: Recurrence, ir: CellIR, read: str | OffsetReads,
     arrays whose loads the caller makes; ``narrow``: the values computed in int32;
     ``speculate``: the guards applied last, as selects; ``kept``: the offsets whose reads
     call ``read_kept``, which ``read`` then defines too; ``stop``: the test that ends a
-    ``while`` loop once a read has failed).  ``SourceUnavailable`` when the cell
+    ``while`` loop once a read has failed; ``arg_reads``: the checked reads of its array
+    arguments, each compiled with ``names`` too).  ``SourceUnavailable`` when the cell
     function's source cannot be rewritten."""
     read_for = read if isinstance(read, OffsetReads) else None
     body = rewrite_reads(ir, "_dg_read", "_dg_cell", cell_args=cell_args, hoist=hoist,
                          narrow=narrow, speculate=speculate, kept=kept, read_for=read_for,
-                         stop=stop)
-    reads = read_for.reads if read_for else {"_dg_read": read}  # after the rewrite named them
+                         stop=stop, arg_reads=arg_reads)
+    # after the rewrite named them
+    reads = {**(read_for.reads if read_for else {"_dg_read": read}),
+             **(arg_reads.reads if arg_reads else {})}
     every = "\n".join(f"{name}:\n{source}" for name, source in sorted(reads.items()))
-    key = digest(body, {"read": digest(every if read_for else reads["_dg_read"], names),
+    key = digest(body, {"read": digest(every if len(reads) > 1 or read_for
+                                       else reads["_dg_read"], names),
                         "cell": rec.func})  # its namespace too
 
     def build() -> Any:
@@ -273,7 +280,9 @@ class Checks:
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
     """The cell function as a device function ``cell(M, x0, x1, ..., *args, ck)`` that checks
-    its reads and its value (:class:`Checks`), setting ``ck[0]`` when one fails;
+    its reads (of its array arguments too:
+    :func:`runtime.backends.rewrite.arg_read_source`) and its value (:class:`Checks`),
+    setting ``ck[0]`` when one fails;
     ``coherent``: its reads skip L1, for kernels that read what other blocks of the same
     launch wrote.  Under the simulator, an integer table's reads are widened to int64,
     the stand-in for numba's typing, which computes small integers in 64 bits where
@@ -297,7 +306,9 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         load = f"int64({load})" if widen else load
         read = OffsetReads(lambda d: hyperplane_read_source(checks.order, load, 0,
                                                             checks.frame, d), rec.ndim)
-    inner = rewritten_cell(rec, checks.ir, read, names, stop=f"{CHECK}[0] != 0")
+    args = ArgReads.of(checks.ir, rec.args,
+                       lambda p, count: arg_read_source(p, count, rec.ndim, 0))
+    inner = rewritten_cell(rec, checks.ir, read, names, stop=f"{CHECK}[0] != 0", arg_reads=args)
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))
     e = Emitter()

@@ -46,7 +46,15 @@ from runtime.backends.cuda.strips import (
 )
 from runtime.backends.emit import Emitter, arg_tail
 from runtime.backends.rewrite import CHECK
-from runtime.backends.walk import CHECK_SLOTS, checked_read_source, checks, emit_store, slot
+from runtime.backends.walk import (
+    ARG,
+    CHECK_SLOTS,
+    arg_reads,
+    checked_read_source,
+    checks,
+    emit_store,
+    slot,
+)
 
 __all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_score_fill"]
 
@@ -93,7 +101,13 @@ def score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     with read.block("def read(D, shape, x0, x1, a, b)"):
         read("n = shape[0]", "m = shape[1]", f"ua = {flip('a', 'n', rows)}",
              f"return D[(ua + {flip('b', 'm', cols)}) % {window}, ua]")
-    cell = rewritten_cell(rec, ir, read.source, {})
+    # reads of the arguments no certificate proves are checked, the cell's checks then
+    # (n, m, ck): the edge cells checked on the CPU first say nothing of them
+    checked = arg_reads(rec, ir, f"cuda.atomic.cas(ck[2], {ARG}, 0, 1) == 0", "ck[2]")
+    cell = rewritten_cell(rec, ir, read.source, {} if checked is None else {"cuda": cuda_module()},
+                          arg_reads=checked,
+                          stop=None if checked is None else f"{CHECK}[2][{ARG}] != 0")
+    sink = "(n, m)" if checked is None else "(n, m, ck)"
     args = arg_tail(len(rec.args))
     e = Emitter()
     with e.block(f"def score(D, ck, n, m{args})"):
@@ -102,7 +116,7 @@ def score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
             e("u = max(0, s - m + 1) + first", "hi = min(n - 1, s) + 1")
             with e.block("while u < hi"):
                 e("v = s - u", f"i = {flip('u', 'n', rows)}", f"j = {flip('v', 'm', cols)}")
-                emit_store(e, f"D[s % {window}, u]", f"cell(D, i, j{args}, (n, m))",
+                emit_store(e, f"D[s % {window}, u]", f"cell(D, i, j{args}, {sink})",
                            ("i", "j"), bounds, "ck", "cuda.atomic.cas(ck, 7, 0, 1) == 0")
                 e("u += stride")
             e("grid.sync()")
@@ -210,7 +224,8 @@ def ring_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int, keep: int,
     read = checked_read_source("cuda.atomic.cas(ck, 2, 0, 1) == 0",  # the first one
                                [f"return LOAD(B, ({at('a', 'b')}))"])
     cell = rewritten_cell(rec, ir, read, {**coherent_names(cuda_module()), "int64": np.int64},
-                          stop=f"{CHECK}[2] != 0")
+                          stop=f"{CHECK}[2] != 0 or {CHECK}[{ARG}] != 0",
+                          arg_reads=arg_reads(rec, ir, f"cuda.atomic.cas(ck, {ARG}, 0, 1) == 0"))
     src = STEP_SOURCE[p.code]
     args = arg_tail(len(rec.args))
     e = Emitter()

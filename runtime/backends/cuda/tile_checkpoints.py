@@ -25,7 +25,7 @@ from runtime.backends.cuda.cells import rewritten_cell
 from runtime.backends.cuda.device import check_fits, compile_kernel, cuda_module, launcher
 from runtime.backends.rewrite import CHECK
 from runtime.backends.tile_edges import TileCells, tile_read, tile_source
-from runtime.backends.walk import checked_read_source, checks, raise_found
+from runtime.backends.walk import ARG, arg_reads, checked_read_source, checks, raise_found
 
 __all__ = ["DeviceTiles"]
 
@@ -56,7 +56,10 @@ class DeviceTiles(TileCells):
                    score=True)
         cuda = cuda_module()
         read = checked_read_source("cuda.atomic.cas(ck, 2, 0, 1) == 0", tile_read(T, R, C, True))
-        cell = rewritten_cell(rec, ir, read, {"cuda": cuda}, stop=f"{CHECK}[2] != 0")
+        first = f"cuda.atomic.cas(ck, {ARG}, 0, 1) == 0"
+        cell = rewritten_cell(rec, ir, read, {"cuda": cuda},
+                              stop=f"{CHECK}[2] != 0 or {CHECK}[{ARG}] != 0",
+                              arg_reads=arg_reads(rec, ir, first))
         kernel = compile_kernel(rec, tile_source(T, R, C, len(rec.args), bounds, True), "tile",
                                 cell)
         t0 = time.perf_counter()
