@@ -579,7 +579,9 @@ def test_analyze_of_a_3d_table_prints_its_certificate(capsys):
     assert [r["span"] for r in cert["reads"]][1] == [[-1, -1], [0, 0], [None, None]]
     assert main(["analyze", "examples/lcs3.py", "--size", "4"]) == 0
     out = capsys.readouterr().out
-    assert ("certificate  proven for every shape: reads (i - 1, j - 1, k - 1) at (-1, -1, -1), "
+    assert ("certificate  proven for every shape when X.shape[0] == M.shape[0] - 1, "
+            "Y.shape[0] == M.shape[1] - 1, Z.shape[0] == M.shape[2] - 1: reads "
+            "(i - 1, j - 1, k - 1) at (-1, -1, -1), "
             "(i - 1, j, k) at (-1, 0, 0), (i, j - 1, k) at (0, -1, 0), (i, j, k - 1) at "
             "(0, 0, -1), always in bounds; pi = (1, 1, 1) puts every read on an earlier "
             "step\n") in out
