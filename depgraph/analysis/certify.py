@@ -212,7 +212,7 @@ def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prove
     own = [f for f in prover.facts if f[1].subject.startswith(table)]
     for fact in [f for f in reversed(prover.facts) if f not in own] + own:
         fewer = Prover(prover.walk, prover.floor, tuple(f for f in prover.facts if f is not fact))
-        found = prove(fewer)
+        found = prove(fewer, elements_first=True)
         if isinstance(found, Certificate):
             cert, prover = found, fewer
     return cert, prover

@@ -162,12 +162,16 @@ def _union(a: Span, b: Span) -> Span:
             None if a[1] is None or b[1] is None else max(a[1], b[1]))
 
 
-def prove(prover: Prover) -> Certificate | str:
+def prove(prover: Prover, elements_first: bool = False) -> Certificate | str:
     """The certificate of the reads ``prover``'s walk collected, assuming every element of
     the arguments that index ``M`` is at least the prover's floor (``None``: nothing
     assumed) and its size facts (premises and the requirement each becomes); or why
-    there is none."""
+    there is none (the first read of ``M`` not proven, else the first read of an
+    argument's element; with ``elements_first`` the other way round, which ends sooner
+    a proof tried without a fact only the arguments' reads need)."""
     walk = prover.walk
+    if elements_first and (outside := _outside(prover)):
+        return outside
     arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
         if prover.floor is not None else []
     flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
@@ -198,11 +202,9 @@ def prove(prover: Prover) -> Certificate | str:
             old = proven.get(key, (offsets, tuple(spans), set()))
             proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
                            tuple(map(_union, old[1], spans)), old[2] | regions)
-    # every element read proven inside its array: a compiled read past its end is not
-    # checked, and a bound on the array's data would not hold of what it reads
-    for array, read in walk.elements:
-        if not _inside(prover, array, read):
-            return f"the read {read.text} (line {read.line}) may leave {array}"
+    outside = None if elements_first else _outside(prover)
+    if outside:
+        return outside
     regions = tuple(sorted(set().union(*(r for *_, r in proven.values())))) if proven else ()
     reads = tuple(ProvenRead(text, line, offs, spans, tuple(sorted(regs)))
                   for (text, line), (offs, spans, regs)
@@ -210,6 +212,16 @@ def prove(prover: Prover) -> Certificate | str:
     return Certificate(walk.ir.ndim, reads, regions, matching(regions) if flat else (),
                        tuple(Requirement(f"min({a})", ">=", str(prover.floor)) for a in arrays)
                        + tuple(req for _, req in prover.facts))
+
+
+def _outside(prover: Prover) -> str | None:
+    """Why some element read is not proven inside its array, or ``None``: a compiled read
+    past its end is not checked, and a bound on the array's data would not hold of what
+    it reads."""
+    for array, read in prover.walk.elements:
+        if not _inside(prover, array, read):
+            return f"the read {read.text} (line {read.line}) may leave {array}"
+    return None
 
 
 def _inside(prover: Prover, array: str, read: PathRead) -> bool:
