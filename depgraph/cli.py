@@ -93,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solution-out", metavar="FILE.json",
                    help="write the solution as JSON (with --solution)")
     p.add_argument("--block-rows", type=int, default=None, metavar="N",
-                   help="with --score --solution: rows of a block refilled from its "
+                   help="with --score --solution: a tile's side where every read is up "
+                   "and left (default 256), else the rows of a block refilled from its "
                    "checkpoint (default: about sqrt(rows x rows read up))")
     _threads(p)
     p.add_argument("--score", action="store_true",
