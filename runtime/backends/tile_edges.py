@@ -224,6 +224,23 @@ class TileCells(ABC):
         #: Told the rows from a refilled tile's first to the table's end, if set.
         self.climbed: Callable[[int], None] | None = None
 
+    def cells_before(self, w: int) -> int:
+        """The cells of the anti-diagonals of tiles ``0 .. w - 1`` (what a pass reports
+        as done after them).
+
+        Examples
+        --------
+        >>> from depgraph import cell_ir, recurrence
+        >>> @recurrence(shape=(9, 7), dtype=np.int64)
+        ... def paths(M, i, j):
+        ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+        >>> t = HostTiles(paths, cell_ir(paths), 4, 1, 1, None)  # tiles 4 + 4 + 1 by 4 + 3
+        >>> [t.cells_before(w) for w in range(5)]
+        [0, 16, 44, 60, 63]
+        """
+        (n, m), T = self.shape, self.T
+        return sum(min(T, n - a * T) * min(m, (w - a) * T) for a in range(min(self.tiles[0], w)))
+
     @abstractmethod
     def _refill(self, a: int, b: int) -> np.ndarray:
         """Tile ``(a, b)``'s buffer, filled again from the kept edges (on the host)."""
@@ -307,14 +324,14 @@ class HostTiles(TileCells):
         """Fill every anti-diagonal of tiles in order, keeping their edges, in steps of
         about 1% of them (``progress``, if given, told about the cells done after each);
         the seconds the fills ran."""
-        (A, W), T, (n, m) = self.tiles, self.T, self.shape
+        A, W = self.tiles
         step = max(1, (A + W - 1) // 100)
         run_s = 0.0
         for w0 in range(0, A + W - 1, step):
             w1 = min(A + W - 1, w0 + step)
             run_s += self._run(self.threads, w0, w1, -1)
             if progress:
-                progress(min(n * m, w1 * T * T * min(A, W)))  # about
+                progress(self.cells_before(w1))
         return run_s
 
     def _refill(self, a: int, b: int) -> np.ndarray:

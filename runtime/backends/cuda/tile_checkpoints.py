@@ -82,7 +82,7 @@ class DeviceTiles(TileCells):
         """Fill every anti-diagonal of tiles in order, keeping their edges; the seconds
         it took (``progress``, if given, told about the cells done about every 1% of the
         anti-diagonals).  ``RecurrenceError`` for what the checks found."""
-        (A, W), T, (n, m) = self.tiles, self.T, self.shape
+        (A, W), T = self.tiles, self.T
         cuda = cuda_module()
         every = max(1, (A + W - 1) // 100)
         t0 = time.perf_counter()
@@ -91,7 +91,7 @@ class DeviceTiles(TileCells):
             self._launch(min(A - 1, d) - first + 1, T, self._arguments(d, first))
             if progress and (d + 1) % every == 0:
                 cuda.synchronize()
-                progress(min(n * m, (d + 1) * T * T * min(A, W)))  # about
+                progress(self.cells_before(d + 1))
         cuda.synchronize()
         run_s = time.perf_counter() - t0
         raise_found(self.ck.copy_to_host()[None, :], self.rec)
