@@ -190,3 +190,43 @@ def test_extents_of_the_table_and_of_arguments_are_their_sides():
     A = np.full((5, 7), 3, dtype=np.int32)
     proof = narrowing(read_cell(walk, 2), (5, 7), np.int32, (A,), steps=15)
     assert proof is not None and proof.values == (3, 45)
+
+
+def test_loops_over_ranges_are_walked_to_a_fixpoint_for_the_values_only():
+    def nim(M, k, m):
+        if m == 0:
+            return 0
+        for t in range(1, min(k + 1, m) + 1):
+            if M[k, m - t] == 0:
+                return 1
+        return 0
+
+    def grows(M, i, j):  # a running sum: no bound but the depth's
+        total = 0
+        for t in range(j):
+            total = total + M[i, t] + 1
+        return total
+
+    def by_data(M, i, j):  # a range whose end is a read
+        best = 0
+        for t in range(M[i, 0]):
+            best = t
+        return best
+
+    def stepped(M, i, j):  # a loop running down, and one that never runs
+        best = 0
+        for t in range(j, -1, -2):
+            best = max(best, t)
+        for t in range(5, 2):
+            best = 1000
+        return best
+
+    int8 = np.dtype(np.int8)
+    assert narrowing(read_cell(nim, 2), (3, 40), int8, (), steps=40) is None  # the int32 rewrite
+    assert narrowing(read_cell(nim, 2), (3, 40), int8, (), steps=40, loops=True).values == (0, 1)
+    assert narrowing(read_cell(grows, 2), (3, 40), int8, (), steps=40, loops=True) is None
+    assert narrowing(read_cell(by_data, 2), (3, 40), int8, (), steps=40, loops=True) is None
+    assert narrowing(read_cell(stepped, 2), (3, 40), int8, (), steps=40, loops=True).values \
+        == (0, 39)
+    assert narrowing(read_cell(chain, 2), (6, 6), np.dtype(np.int32), (np.arange(1, 8),), 11,
+                     loops=True) is None  # a sum of two reads

@@ -193,9 +193,10 @@ class _Cell:
     greatest), shared by the interpreters of one proof."""
 
     def __init__(self, fn: ast.FunctionDef, names: dict[str, Any], index: dict[str, _Value],
-                 read: _Value, loads: dict[str, _Value], shape: Sequence[int] = ()) -> None:
+                 read: _Value, loads: dict[str, _Value], shape: Sequence[int] = (),
+                 loops: bool = False) -> None:
         self.fn, self.names, self.index, self.read, self.loads = fn, names, index, read, loads
-        self.shape = tuple(shape)
+        self.shape, self.loops = tuple(shape), loops
         self.table = fn.args.args[0].arg
         self.seen: dict[Position, _Value] = {}
         self.returns: list[_Value] = []
@@ -232,12 +233,48 @@ class _Cell:
                     return None
                 env = {k: _union([e[k] for e in live if k in e])
                        for k in set().union(*live)}
+            elif isinstance(stmt, ast.For) and self.loops:
+                env = self.loop(stmt, env)
             elif isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
                                                 and isinstance(stmt.value, ast.Constant)):
                 continue
             else:
                 raise _Unsupported(f"the statement on line {stmt.lineno}")
         return env
+
+    def loop(self, stmt: ast.For, env: dict[str, _Value]) -> dict[str, _Value]:
+        """``env`` after ``for name in range(...)``, which may run any number of times:
+        the body is walked with what comes into it widened by what came out of it, until
+        nothing widens (``_Unsupported`` when that does not happen soon, or the loop is
+        not over a ``range`` of plainly bounded integers)."""
+        call = stmt.iter
+        if not (isinstance(stmt.target, ast.Name) and not stmt.orelse
+                and isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and self.names.get("range", range) is range and call.func.id == "range"
+                and 1 <= len(call.args) <= 3 and not call.keywords):
+            raise _Unsupported(f"the loop on line {stmt.lineno}")
+        ends = [self.expr(a, env) for a in call.args]
+        if any(not e.plain or e.kind != "int" for e in ends):
+            raise _Unsupported(f"the range on line {stmt.lineno}")
+        start, stop = (_plain("int", 0, 0), ends[0]) if len(ends) == 1 else ends[:2]
+        step = _bounds(ends[2]) if len(ends) == 3 else (1, 1)
+        if step[0] != step[1] or step[0] == 0:
+            raise _Unsupported(f"the range's step on line {stmt.lineno}")
+        lo, hi = ((start.lo.abs, stop.hi.abs - 1) if step[0] > 0
+                  else (stop.lo.abs + 1, start.hi.abs))
+        if lo > hi:  # the range is empty whatever the cell
+            return env
+        name, before = stmt.target.id, env
+        for _ in range(8):
+            inside = {**env, name: _plain("int", lo, hi)}
+            after = self.block(stmt.body, inside)
+            widened = before if after is None else \
+                {k: _union([e[k] for e in (before, after) if k in e])
+                 for k in set(before) | set(after)}
+            if widened == env:
+                return env
+            env = widened
+        raise _Unsupported(f"the values of the loop on line {stmt.lineno} keep growing")
 
     def expr(self, node: ast.expr, env: dict[str, _Value]) -> _Value:
         value = self._expr(node, env)
@@ -342,7 +379,7 @@ def _table_bounds(run: Callable[[_Value], Any], steps: int) -> tuple[float, floa
 
 
 def narrowing(ir: CellIR, shape: Sequence[int], dtype: np.dtype, args: Sequence[Any],
-              steps: int) -> Narrowing | None:
+              steps: int, loops: bool = False) -> Narrowing | None:
     """The proof that the cell function read as ``ir``, of a table of ``shape`` and ``dtype``, with
     ``args``, filled in ``steps`` steps (each cell reading only cells of earlier steps),
     computes every integer in int32; ``None`` when it cannot be given (see the module's
@@ -377,7 +414,7 @@ def narrowing(ir: CellIR, shape: Sequence[int], dtype: np.dtype, args: Sequence[
 
     def run(read: _Value) -> tuple[_Value, dict[Position, _Value]] | None:
         """What the cell returns when its reads return ``read``, and its integer values."""
-        cell = _Cell(fn, names, index, read, loads, shape)
+        cell = _Cell(fn, names, index, read, loads, shape, loops)
         try:
             return cell.run(), cell.seen
         except (_Unsupported, RecursionError):

@@ -337,7 +337,7 @@ def value_bounds(rec: Recurrence, ir: CellIR, steps: int) -> tuple[int, int] | N
     if dtype.kind not in "iu" or dtype.itemsize == 8:
         return None
     info = np.iinfo(dtype)
-    proof = narrowing(ir, rec.shape, dtype, rec.args, steps)
+    proof = narrowing(ir, rec.shape, dtype, rec.args, steps, loops=True)
     if proof is not None and info.min <= proof.values[0] and proof.values[1] <= info.max:
         return None
     return int(info.min), int(info.max)
