@@ -302,3 +302,41 @@ def cube(M, k, i, j, idx):
     assert main(["run", path, "--backend", "cpu", "--verify"]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+BITSETS = """
+@recurrence(shape=(2, 16), dtype=np.int64)
+def grow(M, r, S):
+    if S == 15:
+        return 0
+    best = -1
+    for b in range(4):
+        if not S >> b & 1:
+            t = M[r, S | 1 << b] + 1
+            if r == 1 and t > {up_after}:  # a read up, only over real values
+                t += M[0, S]
+            best = t if best < 0 else min(best, t)
+    return best
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_sample_of_the_reads_guesses_the_pattern_and_the_fill_checks_the_guess(
+        write_rec, backend):
+    from depgraph import fill
+
+    # S | 1 << b: no constant column offset and no certificate; zeros read only Right
+    rec = load(write_rec(BITSETS.format(up_after=99)))
+    plan = in_fill_plan(rec, cell_ir(rec))
+    assert plan.method == "checked fill" and plan.pattern == "CRL" and plan.regions == ("Right",)
+    assert "a sample of cells" in plan.notes[0]
+    result = fill(rec, backend=backend)
+    np.testing.assert_array_equal(result.table, analyze(rec).table)
+    assert not any("checks failed" in n for n in result.notes)
+    # over real values some cells read up too, which CRL's columns do not allow: the
+    # pattern fill's own check fails and the checked sweep plans and fills instead
+    wrong = load(write_rec(BITSETS.format(up_after=1)))
+    assert in_fill_plan(wrong, cell_ir(wrong)).pattern == "CRL"
+    result = fill(wrong, backend=backend, schedule="pattern")
+    np.testing.assert_array_equal(result.table, analyze(wrong).table)
+    assert any("checks failed" in n for n in result.notes)

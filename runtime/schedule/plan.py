@@ -17,9 +17,11 @@ data and the size.  So a plan is always made for the very recurrence being fille
   (:meth:`depgraph.frontend.ir.CellIR.possible_regions`), or where those allow no
   pattern the regions of a certificate whose data requirements hold (a cell whose
   reads are proven but not its values), choose a pattern (2-D), else
-  their offsets a hyperplane (any dimension), and the fill checks, where it runs, that
-  each read is in the table and in the pattern's regions (on an earlier hyperplane),
-  and each value fits.  Nothing is run before the fill; a fill
+  their offsets a hyperplane (any dimension), else the regions a sample of cells' reads
+  fall in a pattern (2-D; :mod:`depgraph.frontend.sample`, only a guess), and the fill
+  checks, where it runs, that each read is in the table and in the pattern's regions
+  (on an earlier hyperplane), and each value fits.  No table is filled before the fill
+  (a guess runs a few dozen cells over zeros); a fill
   whose checks fail is not used, and the caller plans again with a checked sweep, which
   names the cell.
 - other 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
@@ -53,10 +55,12 @@ from depgraph.analysis.pipeline import Analysis, analyze
 from depgraph.analysis.schedule import source_hyperplane
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
 from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.sample import sample_offsets
 from depgraph.frontend.source import SourceUnavailable
 from depgraph.frontend.trace import check_value
 from depgraph.model import Recurrence
-from patterns import BY_CODE, SWEEPS, LexOrder, Sweep, lex_order, matching, select, sweep_for
+from patterns import (BY_CODE, SWEEPS, LexOrder, Sweep, lex_order, matching, region_of, select,
+                      sweep_for)
 from patterns.hyperplane import Hyperplane, Shear, shear, slab
 from runtime.backends.cpu import ARG, MISFIT, OOB, regions_of_flags, sweep_fill
 from runtime.backends.rewrite import unchecked_subscript
@@ -321,7 +325,8 @@ def certified_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
 def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     """A plan for a fill that checks its own reads (module docstring), or why there is
     none: the pattern the regions the reads may fall in allow (2-D), else the hyperplane
-    their offsets allow (any dimension), with no pass over the table.
+    their offsets allow (any dimension), else the pattern a sample of the reads allows
+    (2-D), with no pass over the table.
     A cell that may raise (:func:`depgraph.analysis.certify.may_raise`) has none: a
     parallel fill would lose the exception (numba's parallel regions and the GPU raise
     none), which the checked sweep names.
@@ -376,13 +381,36 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     if found is None:
         if regions is None:
             return f"no hyperplane fits: {why}"
+        guessed = _guessed(rec, ir, regions, t0)
+        if isinstance(guessed, Plan):
+            return guessed
         return (f"no pattern allows every region the reads may fall in "
-                f"({', '.join(regions)}), and no hyperplane fits: {why}")
+                f"({', '.join(regions)}), no hyperplane fits ({why}), and {guessed}")
     note = (f"{why}: hyperplane pi = {found.text()}; the fill checks each read (in the "
             f"table, on an earlier hyperplane), and each value, where it runs")
     return Plan(rec, ir, regions, () if regions is not None else None, None,
                 None if regions is None else sweep_for(regions), None, None, "checked fill",
                 time.perf_counter() - t0, (note,), hyperplane=found)
+
+
+def _guessed(rec: Recurrence, ir: CellIR, possible: tuple[str, ...], t0: float) -> Plan | str:
+    """A checked fill's plan by the pattern the regions of a sample of ``rec``'s reads
+    allow (:func:`depgraph.frontend.sample.sample_offsets`), where the source's offsets
+    leave the ``possible`` regions; or why there is none.  Only a guess: the fill checks
+    each read against the pattern, and one it does not allow sends the planner back to the
+    checked sweep."""
+    offsets = sample_offsets(rec)
+    if offsets is None:
+        return "no sample of the reads could be taken"
+    seen = tuple(sorted({region_of(di, dj) for di, dj in offsets} & set(possible)))
+    pattern = select(seen, (rec.shape[0], rec.shape[1])) if "Self" not in seen else None
+    if pattern is None:
+        return f"the reads of a sample of cells fall in {', '.join(seen) or 'none'}, which no pattern allows"
+    note = (f"the reads of a sample of cells fall in {', '.join(seen)}, which {pattern} "
+            f"allows (a guess): the fill checks each read, and each value, where it runs, "
+            f"and any other read sends it back to the checked sweep")
+    return Plan(rec, ir, seen, matching(seen), pattern, sweep_for(seen), None, None,
+                "checked fill", time.perf_counter() - t0, (note,))
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,
