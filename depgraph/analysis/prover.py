@@ -3,7 +3,8 @@ their offsets' spans (in 2-D their regions), for every shape at once: a
 :class:`~depgraph.analysis.proof.Certificate`; and prove a hyperplane ``pi`` puts every
 read on an earlier step than its cell's (:func:`later_read`).
 
-sympy's exact simplex (:func:`sympy.solvers.simplex.linprog`) gives, under a path's
+An exact simplex (:func:`depgraph.analysis.simplex.least_value`, sympy's method in
+plain fractions) gives, under a path's
 premises and ``0 <= x_k < n_k`` along each axis ``k``, each index's least and greatest
 value (in bounds: ``0 <= index <= extent - 1``), each offset's (its span and signs, so
 in 2-D its region), and the least value of ``-pi . offset - 1`` (legal: at least 0).
@@ -22,12 +23,14 @@ element only where the element's read is proven inside the array (:func:`_inside
 
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import product
 from typing import Any
 
 import numpy as np
 
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Span
+from depgraph.analysis.simplex import Infeasible, Unbounded, least_value
 from depgraph.analysis.symbolic import PathRead, Walk
 from patterns import matching, region_of
 
@@ -35,7 +38,7 @@ __all__ = ["Prover", "prove", "later_read"]
 
 
 class Prover:
-    """Least values of polynomials under premises, by sympy's exact simplex over their
+    """Least values of polynomials under premises, by an exact simplex over their
     monomials (module docstring)."""
 
     def __init__(self, walk: Walk, floor: int | None, facts: tuple = ()) -> None:
@@ -57,8 +60,6 @@ class Prover:
         """The least value of ``form``; ``None`` when unbounded, ``"never"`` when the
         premises cannot hold together (the path is never taken).  ``products``: whether
         the monomials get the facts their factors' bounds give (:meth:`_product_facts`)."""
-        from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, linprog
-
         key = (form, premises, products)
         if key in self.memo:
             return self.memo[key]
@@ -70,16 +71,15 @@ class Prover:
         # linprog's variables are >= 0: the indices and extents are; any other is x+ - x-
         columns = [(s, 1) for s in monomials] + \
             [(s, -1) for s in monomials if s not in self.nonneg]
-        A = self.sp.Matrix([[-row.get(s, 0) * sign for s, sign in columns] for row in rows]) \
-            if rows else self.sp.zeros(0, len(columns))
-        b = self.sp.Matrix([row.get(1, 0) for row in rows]) if rows else self.sp.zeros(0, 1)
-        c = self.sp.Matrix([[objective.get(s, 0) * sign for s, sign in columns]])
+        A = [[-row.get(s, 0) * sign for s, sign in columns] for row in rows]
+        b = [row.get(1, 0) for row in rows]
+        c = [objective.get(s, 0) * sign for s, sign in columns]
         try:
-            value, _ = linprog(c, A, b) if columns else (self.sp.Integer(0), None)
-            result = value + objective.get(1, 0)
-        except UnboundedLPError:
+            value = least_value(c, A, b) if columns else Fraction(0)
+            result = self.sp.Rational(value.numerator, value.denominator) + objective.get(1, 0)
+        except Unbounded:
             result = None
-        except InfeasibleLPError:
+        except Infeasible:
             result = "never"
         self.memo[key] = result
         return result
