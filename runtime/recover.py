@@ -32,6 +32,7 @@ from depgraph.memory import format_bytes
 from depgraph.model import Progress, Recurrence
 from patterns import BY_CODE
 from runtime.backends.checkpoint import Blocks
+from runtime.backends.compiled_walk import compiled_walk
 from runtime.backends.rewrite import unchecked_subscript
 from runtime.backends.cuda.tile_checkpoints import DeviceTiles
 from runtime.backends.tile_edges import TILE_SIDES, HostTiles, TileCells
@@ -126,9 +127,10 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     if progress:
         blocks.climbed = progress("refilling the blocks the solution crosses", n)
     t0, refill_s = time.perf_counter(), blocks.refill_s
-    found = solution(rec, blocks, start)
+    walker = compiled_walk(rec)
+    found = solution(rec, blocks, start, walker=walker)
     walk_s = (time.perf_counter() - t0 - (blocks.refill_s - refill_s)
-              - (blocks.compile_s - compile_s))
+              - (blocks.compile_s - compile_s) - (walker.compile_s if walker else 0.0))
     answer = start == rec.target
     cell, value = (start, found.value) if answer else (last, value)
     recovery = Recovery(found, plan, blocks.checkpoint_bytes, blocks.block_bytes, blocks.refills,

@@ -39,6 +39,7 @@ from patterns import BY_CODE, step_line
 from patterns.hyperplane import Hyperplane
 from runtime.backends import cpu, python
 from runtime.backends.shear import sheared_recurrence
+from runtime.backends.compiled_walk import compiled_walk
 from runtime.backends.diagnose import explain
 from runtime.backends.cuda import bands, hyperplanes, steps, strips, tiles
 from runtime.backends.cuda.cells import Checks
@@ -538,7 +539,8 @@ def fill(
         return res
     t0 = time.perf_counter()
     table = DeviceCells(rec, res.device_table) if res.table is None else res.table
-    found = recover(rec, table, res.target if solution is True else tuple(solution))
+    found = recover(rec, table, res.target if solution is True else tuple(solution),
+                    walker=compiled_walk(rec))
     notes = res.notes + ((f"solution read on the device: {table.tiles} tiles of the table "
                           f"({format_bytes(table.bytes)}) came back",)
                          if isinstance(table, DeviceCells) else ())

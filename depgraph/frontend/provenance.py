@@ -44,7 +44,7 @@ import numpy as np
 from depgraph.errors import RecurrenceError, UsageError, format_cell
 from depgraph.model import Recurrence, check_cell, read_only
 
-__all__ = ["Cells", "Solution", "aligned", "solution", "target_cell"]
+__all__ = ["Cells", "Solution", "Walked", "Walker", "aligned", "solution", "target_cell"]
 
 Cell = tuple[int, ...]
 
@@ -209,7 +209,9 @@ _Tracked.__hash__ = None  # type: ignore[assignment]
 class Cells(Protocol):
     """A filled table served a piece at a time: :meth:`focus` is called before each
     cell's run, and the cells that cell reads (and the cell itself) are then read with
-    ``cells[cell]``."""
+    ``cells[cell]``.  A compiled walk (:data:`Walker`) asks one that has a method
+    ``window(cell)`` for a window instead: a dense array of the table's cells holding
+    ``cell`` and the cells it reads, and the table cell of its first (or ``None``)."""
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -368,14 +370,48 @@ def target_cell(rec: Recurrence, target: Sequence[int] | None = None,
     return rec.answer(whole) or tuple(n - 1 for n in rec.shape)
 
 
-def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] | None = None
-             ) -> Solution:
+#: What a walk found: the cells in the order found, the edges in order, the cells
+#: undecided, and whether an edge reached a cell already seen (else the edges form a
+#: tree from the target, which cannot loop).
+Walked = tuple[Sequence[Cell], Sequence[tuple[Cell, Cell]], int, bool]
+
+#: A walk given from outside (the runtime's compiled one): from the table, the target
+#: and the Python step (for the cells it does not run itself), what it found, in the
+#: Python walk's order; ``None`` where it does not walk this table.
+Walker = Callable[[Any, Cell, Step], Walked | None]
+
+
+def _walk(start: Cell, step: Step) -> Walked:
+    """The breadth-first walk from ``start``, each cell's reads from ``step``."""
+    seen, order = {start}, deque([start])
+    cells: list[Cell] = []
+    edges: list[tuple[Cell, Cell]] = []
+    undecided, revisit = 0, False
+    while order:
+        cell = order.popleft()
+        cells.append(cell)
+        reads, unchosen = step(cell)
+        undecided += unchosen
+        for read in reads:
+            edges.append((cell, read))
+            if read in seen:
+                revisit = True
+            else:
+                seen.add(read)
+                order.append(read)
+    return cells, edges, undecided, revisit
+
+
+def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] | None = None,
+             walker: Walker | None = None) -> Solution:
     """The cells whose reads decided ``target``'s value (module docstring), from
     ``rec``'s filled ``table`` (an array, or :class:`Cells`); ``target`` defaults to the
     cell the recurrence names as its answer, else the table's last cell
     (:func:`target_cell`).  ``UsageError`` for a ``target`` outside the table;
     ``RecurrenceError`` naming the cell when the walk cannot go on (a recovery function
-    returning a cell the cell does not read, a loop).
+    returning a cell the cell does not read, a loop).  ``walker``: a walk that finds
+    what this one would, faster (:data:`Walker`), used where the recurrence names no
+    recovery function.
 
     Examples
     --------
@@ -399,21 +435,10 @@ def solution(rec: Recurrence, table: np.ndarray | Cells, target: Sequence[int] |
     who += f" of {rec.name!r}"
     step = _decided(rec, view) if rec.recover is None else \
         _recovered(rec, view, rec.recover, who)
-    seen, order = {start}, deque([start])
-    cells: list[Cell] = []
-    edges: list[tuple[Cell, Cell]] = []
-    undecided = 0
-    while order:
-        cell = order.popleft()
-        cells.append(cell)
-        reads, unchosen = step(cell)
-        undecided += unchosen
-        for read in reads:
-            edges.append((cell, read))
-            if read not in seen:
-                seen.add(read)
-                order.append(read)
-    loop = _loop(edges, start)
+    walked = walker(table, start, step) if walker is not None and rec.recover is None \
+        else None
+    cells, edges, undecided, revisit = walked if walked is not None else _walk(start, step)
+    loop = _loop(edges, start) if revisit else None
     if loop is not None:
         raise RecurrenceError(
             f"{who} loops at cell {format_cell(loop[0])}: "

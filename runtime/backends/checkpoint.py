@@ -148,6 +148,14 @@ class Blocks:
         if self.climbed:
             self.climbed(self.shape[0] - block * self.plan.rows)
 
+    def window(self, cell: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, int]]:
+        """The cells held for ``cell`` (:meth:`focus`) as one array, and the table cell
+        of its first: a window of the compiled walk (:mod:`runtime.backends.compiled_walk`)."""
+        self.focus(cell)
+        base = self.block * self.plan.rows - self.plan.halo
+        first = max(base, 0)
+        return self.buffer[first - base:self.rows - base, :self.cols], (first, 0)
+
     def __getitem__(self, cell: tuple[int, ...]) -> Any:
         i, j = cell
         base = self.block * self.plan.rows - self.plan.halo

@@ -260,6 +260,21 @@ class TileCells(ABC):
         if self.climbed:
             self.climbed(self.shape[0] - self._corner[0])
 
+    def window(self, cell: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, int]]:
+        """``cell``'s tile and its halo (:meth:`focus`) as one array by rows, and the
+        table cell of its first: a window of the compiled walk
+        (:mod:`runtime.backends.compiled_walk`).  Its halo past the table's first row or
+        column holds no cell: a read there is outside the table, refused before."""
+        self.focus(cell)
+        (n, m), (a0, b0), R, C = self.shape, self._corner, self.R, self.C
+        rows, cols = min(self.T, n - a0), min(self.T, m - b0)
+        if self.diagonals:  # gathered into rows (:func:`place`)
+            u, v = np.arange(-R, rows)[:, None], np.arange(-C, cols)[None, :]
+            cells = self._cells[u + v + R + C, u + R]
+        else:
+            cells = self._cells[:R + rows, :C + cols]
+        return cells, (a0 - R, b0 - C)
+
     def __getitem__(self, cell: tuple[int, ...]) -> Any:
         if self.held is None:
             self.focus(cell)

@@ -69,7 +69,7 @@ class DeviceCells:
 
     def __init__(self, rec: Recurrence, table: Any, tile: int = TILE, kept: int = KEPT):
         self.shape: tuple[int, ...] = tuple(int(n) for n in table.shape)
-        fortran = not table.is_c_contiguous()
+        fortran = self._fortran = not table.is_c_contiguous()
         self._flat = table.ravel(order="F" if fortran else "C")
         self._width = self.shape[0] if fortran else self.shape[-1]
         # a cell's place in the flat memory: its index times each axis's stride in cells
@@ -102,6 +102,31 @@ class DeviceCells:
                 self._held.move_to_end(key)
             self._last, self._cells = key, held
         return self._cells[row % self._tile, col % self._tile]
+
+    def window(self, cell: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, int]] | None:
+        """The tiles around ``cell``'s (three by three, fewer at the table's edges) as one
+        array, and the table cell of its first: a window of the compiled walk
+        (:mod:`runtime.backends.compiled_walk`) for a 2-D table (``None`` for another)."""
+        if len(self.shape) != 2:
+            return None
+        t, width = self._tile, self._width
+        row, col = divmod(sum(map(mul, cell, self._strides)), width)
+        height = self._flat.size // width
+        r0, c0 = max(row // t - 1, 0), max(col // t - 1, 0)
+        r1, c1 = min(row // t + 2, -(-height // t)), min(col // t + 2, -(-width // t))
+        out = np.empty(((r1 - r0) * t, (c1 - c0) * t), dtype=self._back.dtype)
+        for tr in range(r0, r1):
+            for tc in range(c0, c1):
+                held = self._held.get((tr, tc))
+                if held is None:
+                    held = self._fetch(tr, tc)
+                else:
+                    self._held.move_to_end((tr, tc))
+                out[(tr - r0) * t:(tr - r0 + 1) * t, (tc - c0) * t:(tc - c0 + 1) * t] = held
+        out = out[:height - r0 * t, :width - c0 * t]
+        self._last = None  # the held tiles may have changed
+        # the memory's rows are the table's columns in F order
+        return (out.T, (c0 * t, r0 * t)) if self._fortran else (out, (r0 * t, c0 * t))
 
     def _fetch(self, tr: int, tc: int) -> np.ndarray:
         """Tile ``(tr, tc)`` copied to the host and kept (the oldest let go)."""
