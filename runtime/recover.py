@@ -148,6 +148,7 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         *([whole_table_note(rec, last)] if callable(rec.target) else []),
     ]
     kept = recovery.memory_bytes // rec.dtype.itemsize
-    return ScoreResult(value, cell, plan.pattern, backend, kept, run_s, blocks.compile_s,
+    all_compile_s = blocks.compile_s + (walker.compile_s if walker else 0.0)
+    return ScoreResult(value, cell, plan.pattern, backend, kept, run_s, all_compile_s,
                        h2d_s=getattr(blocks, "h2d_s", 0.0), notes=tuple(notes),
                        recovery=recovery, answer=answer)

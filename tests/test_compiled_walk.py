@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sources import THESIS, slow_after
 
 from depgraph import fill, recurrence
 from depgraph.errors import RecurrenceError
@@ -22,7 +23,10 @@ from runtime.backends.compiled_walk import compiled_walk
 from runtime.backends.provenance_step import CAP
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-FILES = sorted(EXAMPLES.glob("*.py")) + sorted((EXAMPLES / "catalog").glob("*.py"))
+# the thesis's examples by default; the others (a walker compiled for each) with -m slow
+FILES = [EXAMPLES / f"{name}.py" for name in THESIS] + sorted(
+    p for p in [*EXAMPLES.glob("*.py"), *(EXAMPLES / "catalog").glob("*.py")]
+    if p.stem not in THESIS or p.parent.name == "catalog")
 
 
 def _result(rec, table, target, walker):
@@ -44,7 +48,8 @@ def _same_everywhere(rec, table=None):
     return walker
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", slow_after(len(THESIS), FILES),
+                         ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_every_example_from_every_cell(path):
     size = 4 if path.stem in ("min_spanning_tree", "optimal_assignment") else 7
     walker = _same_everywhere(load(path, size=size))
