@@ -10,8 +10,10 @@ interleaved rounds (plain, checked, plain, checked...; compile excluded), the me
 whose column read depends on its data (RUD), the catalog's integer knapsack and
 transportation problem (a loop per cell, both proven since), and the catalog's examples
 whose reads or values no certificate proves.  Where no fill can check its own reads
-(no pattern allows every region their constant offsets leave open), "checked" is the
-plain fill plus the compiled checked sweep that plans it (:func:`checked_sweep`).
+(no pattern allows every region their constant offsets, a certificate or a sample of the
+reads leave open), "checked" is the plain fill plus the compiled checked sweep that plans
+it (:func:`checked_sweep`); where a certificate proves everything (a run checks nothing),
+the plain fill alone.
 
     python benchmarks/bench_checked.py --cpu-size 3000 [--gpu --gpu-size 16384] [--repeat 5]
     python benchmarks/bench_checked.py --cases process_scheduling,nim --repeat 9
@@ -36,7 +38,13 @@ from depgraph.frontend.ir import cell_ir  # noqa: E402
 from patterns import BY_CODE  # noqa: E402
 from runtime.backends import cpu  # noqa: E402
 from runtime.backends.walk import value_bounds  # noqa: E402
-from runtime.schedule.plan import checked_sweep, in_fill_plan, make_plan  # noqa: E402
+from runtime.schedule.plan import (  # noqa: E402
+    Plan,
+    certified_plan,
+    checked_sweep,
+    in_fill_plan,
+    make_plan,
+)
 
 
 def drift(n: int):
@@ -67,10 +75,10 @@ CASES = {
     "transportation": lambda n: catalog("transportation", n // 10),
     # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states
     "process_scheduling": lambda n: catalog("process_scheduling", n),
-    # reads at S | (1 << v), a bit operation (2^V columns)
+    # reads at S | (1 << v), a bit operation (2^V columns): a sample of reads guesses CRL
     "min_spanning_tree": lambda n: catalog("min_spanning_tree", max(2, n.bit_length() + 3)),
     "optimal_assignment": lambda n: catalog("optimal_assignment", max(1, n.bit_length() + 5)),
-    # reads proven, int8 values not (a loop): the fill checks both
+    # reads and int8 values (its loop returns 0 or 1) proven: nothing checked
     "nim": lambda n: catalog("nim", n * 300),
 }
 
@@ -89,6 +97,15 @@ def interleaved(runs: dict[str, Callable[[], float]], repeat: int) -> dict[str, 
 
 def cpu_row(name: str, rec, repeat: int, parallel: bool) -> dict:
     ir = cell_ir(rec)
+    if isinstance(certified_plan(rec, ir), Plan):  # a run checks nothing: plain only
+        plan = make_plan(rec, ir)
+        p = BY_CODE[plan.pattern]
+        M = cpu.touched_table(rec, "F" if p.storage == "columns" else "C")
+        plain = interleaved({"plain": lambda: cpu.pattern_fill(
+            rec, ir, M, p.index, parallel)[1].run_s}, repeat)["plain"]
+        return {"case": name, "where": ("cpu" if parallel else "cpu, one thread")
+                + ", certified: nothing checked", "shape": list(rec.shape), "pattern": p.code,
+                "plain_s": plain, "checked_s": plain, "ratio": 1.0}
     plan = in_fill_plan(rec, ir)
     swept = isinstance(plan, str)  # no fill checks itself: a checked sweep plans it first
     if swept:

@@ -427,9 +427,12 @@ def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones(monkeypatch):
     from runtime.schedule.choose import TILE_MAX_CELL_S
     from runtime.schedule.choose import choose_schedule as _choose_schedule
 
-    # two threads, each with a core, however busy the machine running the test is
+    # two threads, each with a core, and fixed costs (a barrier calibrated on a busy
+    # machine would make one thread win), however busy the machine running the test is
     monkeypatch.setattr(choose, "barrier_threads", lambda: 2)
     monkeypatch.setattr(choose.cpu_model, "busy_cores", lambda: 0)
+    monkeypatch.setattr(cpu_model, "calibration", lambda threads: CpuCosts(
+        "test CPU", threads, 2e-9, 1e-7, 0.0, "now", ""))
 
     plan = make_plan(make_stencil(np.array([[-1, 0], [0, -1]]), (256, 256), 1))
     assert plan.pattern == "NOSE" and plan.cell_s > 0
