@@ -218,6 +218,7 @@ class TileCells(ABC):
         self.block_bytes = math.prod(self.out_shape) * size
         self.held: tuple[int, int] | None = None  # the tile held, and its buffer
         self._cells = np.empty((0, 0), dtype=rec.dtype)
+        self._gathers: dict[tuple[int, int, int], np.ndarray] = {}  # window: flat indices
         self._corner = (0, 0)  # its first cell
         self.refills = self.refilled_cells = 0
         self.refill_s = self.compile_s = self.h2d_s = 0.0
@@ -268,9 +269,13 @@ class TileCells(ABC):
         self.focus(cell)
         (n, m), (a0, b0), R, C = self.shape, self._corner, self.R, self.C
         rows, cols = min(self.T, n - a0), min(self.T, m - b0)
-        if self.diagonals:  # gathered into rows (:func:`place`)
-            u, v = np.arange(-R, rows)[:, None], np.arange(-C, cols)[None, :]
-            cells = self._cells[u + v + R + C, u + R]
+        if self.diagonals:  # gathered into rows (:func:`place`) by flat indices made once
+            width = self._cells.shape[1]
+            flat = self._gathers.get((rows, cols, width))
+            if flat is None:
+                u, v = np.arange(-R, rows)[:, None], np.arange(-C, cols)[None, :]
+                flat = self._gathers[rows, cols, width] = (u + v + R + C) * width + u + R
+            cells = self._cells.reshape(-1).take(flat)
         else:
             cells = self._cells[:R + rows, :C + cols]
         return cells, (a0 - R, b0 - C)
