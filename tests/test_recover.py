@@ -11,7 +11,7 @@ from edit_distance import make_edit_distance
 from knapsack import make_knapsack
 from lcs import make_lcs
 from smith_waterman import make_smith_waterman
-from sources import make_dtw, make_far, paths
+from sources import make_dtw, make_far, paths, slow_after
 
 from depgraph import fill, recurrence, score
 from depgraph.errors import RecurrenceError, UsageError
@@ -33,9 +33,9 @@ def _same(rec, target=None, block_rows=None):
     return got.recovery
 
 
-@pytest.mark.parametrize("n, m, rows", [(0, 9, None), (9, 0, None), (1, 9, None), (9, 1, None),
-                                        (13, 6, 4), (6, 13, 5), (20, 17, 3), (20, 17, 1),
-                                        (20, 17, 30)])
+@pytest.mark.parametrize("n, m, rows", slow_after(7, [
+    (0, 9, None), (9, 0, None), (1, 9, None), (9, 1, None), (13, 6, 4), (6, 13, 5), (20, 17, 3),
+    (20, 17, 1), (20, 17, 30)]))
 def test_lcs_and_edit_distance(n, m, rows):
     """Sequences of lengths ``n`` and ``m``: tables of ``n + 1`` by ``m + 1``."""
     rng = np.random.default_rng(n * 100 + m)

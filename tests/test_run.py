@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sources import THESIS, UNPROVEN_SKEW, load_lcs, same
+from sources import THESIS, UNPROVEN_SKEW, load_lcs, same, slow_after
 from stencil import acyclic_offsets, make_stencil, pattern_offsets
 
 from depgraph import Family, analyze, cell_ir, fill, load, recurrence
@@ -390,7 +390,7 @@ def test_tiled_is_auto_for_diagonals_only(backend, monkeypatch):
         fill(diag, backend="python", schedule="tiled")
 
 
-@pytest.mark.parametrize("code", ["NOSE", "SENO", "SONE", "NESO"])
+@pytest.mark.parametrize("code", slow_after(2, ["NOSE", "SONE", "SENO", "NESO"]))
 @pytest.mark.parametrize("shape", [(1, 9), (9, 1), (7, 11), (12, 5)])
 def test_cpu_tiles_fill_every_diagonal_pattern_as_the_reference(code, shape):
     rng = np.random.default_rng(CANONICAL.index(code))
