@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from lcs import make_lcs
 from sources import THESIS, slow_after
 
 from depgraph import fill, recurrence
@@ -60,16 +61,7 @@ def test_every_example_from_every_cell(path):
 def test_lcs_with_ties_on_odd_shapes(n, m):
     rng = np.random.default_rng(n * 17 + m)
     x, y = rng.integers(0, 2, n), rng.integers(0, 2, m)  # two letters: ties everywhere
-
-    @recurrence(shape=(n + 1, m + 1), dtype=np.int32, args=(x, y))
-    def lcs(M, i, j, X, Y):
-        if i == 0 or j == 0:
-            return 0
-        if X[i - 1] == Y[j - 1]:
-            return M[i - 1, j - 1] + 1
-        return max(M[i - 1, j], M[i, j - 1])
-
-    _same_everywhere(lcs)
+    _same_everywhere(make_lcs(x, y))
 
 
 def test_values_from_reads_and_control_flow():

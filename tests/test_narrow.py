@@ -1,8 +1,11 @@
 """The proof that a cell's integer arithmetic fits in int32, checked against real fills."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from depgraph import load
 from depgraph.frontend.ir import read_cell
 from depgraph.frontend.narrow import INT32, narrowing
 from depgraph.frontend.source import function_namespace
@@ -12,6 +15,8 @@ from runtime.backends.rewrite import rewrite_reads
 from edit_distance import make_edit_distance
 from knapsack import make_knapsack
 from lcs import make_lcs
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 BIG = 2 ** 31 - 1
 
@@ -193,13 +198,7 @@ def test_extents_of_the_table_and_of_arguments_are_their_sides():
 
 
 def test_loops_over_ranges_are_walked_to_a_fixpoint_for_the_values_only():
-    def nim(M, k, m):
-        if m == 0:
-            return 0
-        for t in range(1, min(k + 1, m) + 1):
-            if M[k, m - t] == 0:
-                return 1
-        return 0
+    nim = load(EXAMPLES / "catalog/nim.py", size=3).func  # its M[k, m - t] in a loop
 
     def grows(M, i, j):  # a running sum: no bound but the depth's
         total = 0
