@@ -294,7 +294,7 @@ def test_a_negative_weight_is_checked_where_the_fill_runs(write_rec, backend):
         fill(bad, backend=backend)
 
 
-@pytest.mark.parametrize("name", ["proof", "symbolic", "prover", "certify"])
+@pytest.mark.parametrize("name", ["proof", "symbolic", "prover", "simplex", "certify"])
 def test_a_change_to_any_module_of_the_prover_is_a_new_certificate(tmp_path, monkeypatch, name):
     import importlib
 

@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from depgraph.analysis import proof, prover, symbolic
+from depgraph.analysis import proof, prover, simplex, symbolic
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
 from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import SMALL, GiveUp, Walk
@@ -218,8 +218,10 @@ def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prove
     return cert, prover
 
 
-#: The sources a certificate is a fact of: the values, the walk, the prover, and this module.
-_PROVER_SOURCES = (proof.__file__, symbolic.__file__, prover.__file__, __file__)
+#: The sources a certificate is a fact of: the values, the walk, the prover, its linear
+#: programs, and this module.
+_PROVER_SOURCES = (proof.__file__, symbolic.__file__, prover.__file__, simplex.__file__,
+                    __file__)
 
 
 @functools.cache
