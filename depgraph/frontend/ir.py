@@ -339,7 +339,8 @@ class CellIR:
 
 def range_parts(node: ast.expr) -> tuple[ast.expr, ast.expr, ast.expr] | None:
     """The start, stop and step of a ``range(...)`` call, the literals 0 and 1 where it
-    leaves them out; ``None`` for anything else.
+    leaves them out (placed at the call, as a node of the source is); ``None`` for
+    anything else.
 
     Examples
     --------
@@ -352,9 +353,9 @@ def range_parts(node: ast.expr) -> tuple[ast.expr, ast.expr, ast.expr] | None:
             and node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords):
         return None
     args = node.args
-    start = args[0] if len(args) > 1 else ast.Constant(0)
+    start = args[0] if len(args) > 1 else ast.copy_location(ast.Constant(0), node)
     stop = args[1] if len(args) > 1 else args[0]
-    step = args[2] if len(args) == 3 else ast.Constant(1)
+    step = args[2] if len(args) == 3 else ast.copy_location(ast.Constant(1), node)
     return start, stop, step
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.frontend.ir import CellIR
+from depgraph.frontend.ir import CellIR, range_parts
 from depgraph.frontend.source import (
     Position,
     SourceUnavailable,
@@ -247,17 +247,14 @@ class _Cell:
         the body is walked with what comes into it widened by what came out of it, until
         nothing widens (``_Unsupported`` when that does not happen soon, or the loop is
         not over a ``range`` of plainly bounded integers)."""
-        call = stmt.iter
-        if not (isinstance(stmt.target, ast.Name) and not stmt.orelse
-                and isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                and self.names.get("range", range) is range and call.func.id == "range"
-                and 1 <= len(call.args) <= 3 and not call.keywords):
+        parts = range_parts(stmt.iter)
+        if not (isinstance(stmt.target, ast.Name) and not stmt.orelse and parts is not None
+                and self.names.get("range", range) is range):
             raise _Unsupported(f"the loop on line {stmt.lineno}")
-        ends = [self.expr(a, env) for a in call.args]
-        if any(not e.plain or e.kind != "int" for e in ends):
+        start, stop, by = [self.expr(part, env) for part in parts]
+        if any(not e.plain or e.kind != "int" for e in (start, stop, by)):
             raise _Unsupported(f"the range on line {stmt.lineno}")
-        start, stop = (_plain("int", 0, 0), ends[0]) if len(ends) == 1 else ends[:2]
-        step = _bounds(ends[2]) if len(ends) == 3 else (1, 1)
+        step = _bounds(by)
         if step[0] != step[1] or step[0] == 0:
             raise _Unsupported(f"the range's step on line {stmt.lineno}")
         lo, hi = ((start.lo.abs, stop.hi.abs - 1) if step[0] > 0
