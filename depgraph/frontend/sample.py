@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.errors import DepgraphError
+from depgraph.frontend.trace import flat_index
 from depgraph.model import Recurrence
 
 __all__ = ["sample_offsets"]
@@ -56,20 +58,19 @@ class _Zeros:
         self.shape, self.ndim, self.size = rec.shape, len(rec.shape), math.prod(rec.shape)
         self.zero = rec.dtype.type(0).item()
         self.reads: list[tuple[int, ...]] = []
+        self.cell: tuple[int, ...] = ()  # the cell being run
 
     def __len__(self) -> int:
         return self.shape[0]
 
     def __getitem__(self, key: Any) -> Any:
-        at = key if isinstance(key, tuple) else (key,)
-        if any(isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer))
-               for k in at):  # the trace refuses it (depgraph.frontend.trace)
+        try:  # an index the trace refuses, or outside the table
+            flat_index(key, self.shape, self.cell)
+        except DepgraphError:
+            raise _Stop from None
+        if len(self.reads) >= MOST_READS:
             raise _Stop
-        cell = tuple(int(k) for k in at)
-        if len(cell) != self.ndim or any(not 0 <= c < n for c, n in zip(cell, self.shape)) \
-                or len(self.reads) >= MOST_READS:
-            raise _Stop
-        self.reads.append(cell)
+        self.reads.append(tuple(int(k) for k in (key if isinstance(key, tuple) else (key,))))
         return self.zero
 
 
@@ -103,6 +104,7 @@ def sample_offsets(rec: Recurrence, count: int = 64, seconds: float = 0.05
         try:
             for cell in _cells(rec.shape, count):
                 zeros.reads.clear()
+                zeros.cell = cell
                 try:
                     rec.func(zeros, *cell, *rec.args)
                 except Exception:  # the cell's own error on zeros: it tells nothing

@@ -38,7 +38,7 @@ from depgraph.errors import (
 from depgraph.memory import format_bytes
 from depgraph.model import Recurrence
 
-__all__ = ["Trace", "trace", "estimate_trace_bytes", "check_value"]
+__all__ = ["Trace", "trace", "estimate_trace_bytes", "check_value", "flat_index"]
 
 #: Memory a trace needs per cell, beyond the reads: the value slot and object, the
 #: finish order, the stack flag and the final table and graph arrays (measured on LCS).
@@ -111,8 +111,16 @@ def _converter(dtype: np.dtype) -> Callable[[Any], Any]:
     return lambda v: v
 
 
-def _flat_index(key: object, shape: tuple[int, ...], cell: tuple[int, ...]) -> int:
-    """Validate an index into ``M`` and return its flat position (the slow path)."""
+def flat_index(key: object, shape: tuple[int, ...], cell: tuple[int, ...]) -> int:
+    """Validate an index into ``M`` read by ``cell`` and return its flat position (the
+    trace's slow path; the sampler's every read): ``BadIndexError`` for an index that is
+    not integers, one per axis, ``OutOfBoundsError`` for one outside ``shape``.
+
+    Examples
+    --------
+    >>> flat_index((1, 2), (3, 4), (2, 2))
+    6
+    """
     nd = len(shape)
     idx = key if isinstance(key, tuple) else (key,)
     if len(idx) != nd:
@@ -148,7 +156,7 @@ def _make_table_class(
         return tuple(int(c) for c in np.unravel_index(stack[-1], shape))
 
     def slow(key: object) -> Any:
-        flat = _flat_index(key, shape, current())
+        flat = flat_index(key, shape, current())
         v = values[flat]
         if v is None:
             raise pending(flat)
