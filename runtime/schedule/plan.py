@@ -375,8 +375,7 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
     if pattern is not None:
         note = (f"reads may fall in {', '.join(regions or ())} ({how}): the fill checks "
                 f"each read, and each value, where it runs")
-        return Plan(rec, ir, regions, matching(regions or ()), pattern, sweep_for(regions or ()),
-                    None, None, "checked fill", time.perf_counter() - t0, (note,))
+        return _pattern_plan(rec, ir, regions or (), pattern, note, t0)
     found, why = source_hyperplane(ir, rec.shape)
     if found is None:
         if regions is None:
@@ -405,11 +404,19 @@ def _guessed(rec: Recurrence, ir: CellIR, possible: tuple[str, ...], t0: float) 
     seen = tuple(sorted({region_of(di, dj) for di, dj in offsets} & set(possible)))
     pattern = select(seen, (rec.shape[0], rec.shape[1])) if "Self" not in seen else None
     if pattern is None:
-        return f"the reads of a sample of cells fall in {', '.join(seen) or 'none'}, which no pattern allows"
+        return (f"the reads of a sample of cells fall in {', '.join(seen) or 'none'}, which "
+                "no pattern allows")
     note = (f"the reads of a sample of cells fall in {', '.join(seen)}, which {pattern} "
             f"allows (a guess): the fill checks each read, and each value, where it runs, "
             f"and any other read sends it back to the checked sweep")
-    return Plan(rec, ir, seen, matching(seen), pattern, sweep_for(seen), None, None,
+    return _pattern_plan(rec, ir, seen, pattern, note, t0)
+
+
+def _pattern_plan(rec: Recurrence, ir: CellIR, regions: tuple[str, ...], pattern: str,
+                  note: str, t0: float) -> Plan:
+    """The plan of a fill by ``pattern`` that checks its own reads, which may fall in
+    ``regions`` (``note`` says how that is known; planning began at ``t0``)."""
+    return Plan(rec, ir, regions, matching(regions), pattern, sweep_for(regions), None, None,
                 "checked fill", time.perf_counter() - t0, (note,))
 
 
