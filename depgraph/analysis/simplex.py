@@ -70,15 +70,18 @@ def _pivot(T: list[Row], r: int, col: int) -> None:
     # T[r] / p: the same numerators over p (for the denominator the sign goes up)
     share = pivot[:-1] + [p] if p > 0 else [-v for v in pivot[:-1]] + [-p]
     T[r] = share = _reduced(share)
-    a, den = share[col], share[-1]  # the entry is a / den == 1
+    assert share[col] == share[-1]  # the entry is now 1
     for i, row in enumerate(T):
-        f = row[col]
-        if i == r or not f:
-            continue
-        # row / d - (f / d) * share / den  ==  (row * den - f * share) / (d * den)
-        new = [v * den - f * s for v, s in zip(row[:-1], share[:-1])]
-        T[i] = _reduced(new + [row[-1] * den])
-    assert a == den
+        if i != r and row[col]:
+            T[i] = _eliminate(row, row[col], share)
+
+
+def _eliminate(row: Row, f: int, unit: Row) -> Row:
+    """``row`` less ``f / d`` times ``unit`` (``d`` the row's denominator), ``unit`` a row
+    whose entry where ``row`` has ``f`` is 1: that entry of the result is 0.  Over the
+    denominators, ``row / d - (f / d) * unit / e == (row * e - f * unit) / (d * e)``."""
+    e = unit[-1]
+    return _reduced([v * e - f * w for v, w in zip(row[:-1], unit[:-1])] + [row[-1] * e])
 
 
 def _simplex(T: list[Row], basis: list[int], entering: range) -> None:
@@ -104,11 +107,8 @@ def _costs(T: list[Row], basis: list[int], cost: Row) -> Row:
     rows ``T``, and the negated value of the basic solution: the tableau's last row."""
     row = cost
     for b_, line in zip(basis, T):
-        f = row[b_]
-        if f:  # zero the basic column: row / d - (f / d) * line / e
-            e = line[-1]
-            row = _reduced([v * e - f * w for v, w in zip(row[:-1], line[:-1])]
-                           + [row[-1] * e])
+        if row[b_]:  # zero the basic column (the basic row's entry there is 1)
+            row = _eliminate(row, row[b_], line)
     return row
 
 
