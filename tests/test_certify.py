@@ -629,3 +629,34 @@ def test_the_certified_examples_prove_their_argument_reads_and_check_none(path):
     notes = " ".join(r.notes)
     assert "reads proven for every shape" in notes and "checks each read" not in notes
     np.testing.assert_array_equal(r.table, analyze(rec).table)
+
+
+SHIFT = """
+d = np.array({d}, dtype=np.int64)
+@recurrence(shape=(len(d) + 1, 12), dtype=np.int64, args=(d,))
+def shift(M, i, j, d):
+    if i == 0:
+        return j
+    if j + d[i - 1] >= 12:
+        return 0
+    return M[i - 1, j] + M[i - 1, j + d[i - 1]]
+"""
+
+
+def test_the_reads_proven_where_no_certificate_is_are_those_of_premises_the_data_meets(
+        write_rec, tmp_path, monkeypatch):
+    from depgraph.analysis.certify import trusted_reads
+
+    monkeypatch.setenv("DEPGRAPH_CACHE", str(tmp_path))
+    # with min(d) >= 0, M[i - 1, j + d[i - 1]] is proven but for the last column (the
+    # branch above it guards it by a literal, not by the table's extent); a negative
+    # shift takes the proof that assumes nothing of d, which leaves the first to the fill
+    key = ("M[i - 1, j + d[i - 1]]", 7)
+    for d, low in (([1, 0, 2], True), ([1, -2, 2], False)):
+        rec = load(write_rec(SHIFT.format(d=d)))
+        assert isinstance(certificate(rec), str)
+        t = trusted_reads(rec)
+        assert t.reads_in(("Up", "UpLeft", "UpRight")) == {("M[i - 1, j]", 7)}
+        assert t.elements == (("d[i - 1]", 5), ("d[i - 1]", 7))
+        assert dict(t.edges)[key] == ((True, True), (low, False))
+        assert ("min(d) >= 0" in map(str, t.requires)) == low

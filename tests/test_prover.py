@@ -5,7 +5,7 @@ import ast
 
 import pytest
 
-from depgraph.analysis.prover import Prover, later_read, prove
+from depgraph.analysis.prover import Prover, later_read, prove, trusted
 from depgraph.analysis.symbolic import Walk
 from depgraph.frontend.ir import read_cell
 
@@ -80,3 +80,41 @@ def test_a_read_on_a_path_never_taken_breaks_no_hyperplane():
         return 0 if k == 0 else M[k - 1, i, j]
 
     assert later_read(_proven(never, (3, 4, 5)), (1, 0, 0)) is None
+
+
+def _trusted(cell, args, shape):
+    """:func:`trusted` of ``cell`` with the size facts and no floor, walked leniently."""
+    walk = Walk(read_cell(cell, 2), args, shape, lenient=True)
+    walk.block(list(walk.ir.definition().body), {}, ())
+    return trusted(Prover(walk, None, tuple(walk.facts())))
+
+
+def test_a_read_is_trusted_only_where_every_path_that_makes_it_is_proven():
+    def cell(M, i, j, d):
+        if i == 0:
+            return 0
+        a = M[i - 1, j] if j > 0 else M[i - 1, j - d]
+        if d > 0:
+            a += M[i - 1, j - d]  # proven here (j - d <= j - 1), not on the line above
+        return a + M[i - 1, j // 2]  # an index the walk cannot follow: never trusted
+
+    t = _trusted(cell, (2,), (6, 9))
+    assert t.reads == ((("M[i - 1, j]", 4), ("Up",)),)
+    # j - d on the path j == 0, d unknown: neither edge of the column; on the path d > 0
+    # only the last column's: each edge kept is one every path holds
+    assert dict(t.edges) == {("M[i - 1, j - d]", 4): ((True, True), (False, False)),
+                             ("M[i - 1, j - d]", 6): ((True, True), (False, True))}
+    assert "M[i - 1, j // 2]" not in {text for (text, _), _ in t.reads + t.edges}
+
+
+def test_an_elements_read_is_trusted_only_inside_its_array_on_every_path():
+    import numpy as np
+
+    def cell(M, i, j, w):
+        if i == 0:
+            return w[j]  # w has as many elements as M has columns
+        return M[i - 1, j] + w[i + j]
+
+    t = _trusted(cell, (np.zeros(9, np.int64),), (6, 9))
+    assert t.elements == (("w[j]", 3),)
+    assert [str(r) for r in t.requires] == ["w.shape[0] == M.shape[1]"]

@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from depgraph.analysis import proof, prover, simplex, symbolic
-from depgraph.analysis.proof import Certificate, ProvenRead, Requirement
+from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Trusted
 from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import SMALL, GiveUp, Walk
 from depgraph.frontend.ir import CellIR, cell_ir
@@ -60,7 +60,8 @@ from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
 
 __all__ = ["Requirement", "ProvenRead", "Certificate", "certify", "certificate", "may_raise",
-           "certify_hyperplane", "unproven_hyperplane", "arguments_proven"]
+           "certify_hyperplane", "unproven_hyperplane", "arguments_proven", "trust",
+           "trusted_reads"]
 
 #: The data bounds tried, in order, for the arguments whose elements index ``M``.
 LADDER = (None, 0, 1)
@@ -164,26 +165,10 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
             ) -> tuple[Certificate, Prover] | str:
     """:func:`certify`'s certificate and the prover that proved it (its premises: the
     data's floor and the size facts needed), or why there is none."""
-    if ir.hidden:
-        return ir.hidden
-    if ir.reassigned:
-        name, line, _ = ir.reassigned[0]
-        return f"index {name!r} is reassigned (line {line})"
+    walk = _walked(ir, args, shape)
+    if isinstance(walk, str):
+        return walk
     fn = ir.definition()
-    raises = may_raise(ir)
-    if raises:
-        return raises
-    known = {ir.table, *ir.index, *ir.params, *ir.assigned, *function_namespace(ir.func),
-             *dir(builtins)}
-    unknown = next((n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)
-                    and isinstance(n.ctx, ast.Load) and n.id not in known), None)
-    if unknown is not None:
-        return f"it uses {unknown.id!r}, which is not defined (line {unknown.lineno})"
-    walk = Walk(ir, args, shape)
-    try:
-        walk.block(list(fn.body), {}, ())
-    except (GiveUp, RecursionError) as exc:
-        return str(exc)
     why = ""
     sizes = tuple(walk.facts())
     data = sizes + tuple(walk.ceilings())
@@ -199,6 +184,51 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
                                                                  walk.namespace)), prover
             why = why or found
     return why
+
+
+def _walked(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...],
+            lenient: bool = False) -> Walk | str:
+    """Every path through the cell function read as ``ir``, walked
+    (:class:`~depgraph.analysis.symbolic.Walk`, ``lenient`` or not), or why it cannot be."""
+    if ir.hidden:
+        return ir.hidden
+    if ir.reassigned:
+        name, line, _ = ir.reassigned[0]
+        return f"index {name!r} is reassigned (line {line})"
+    fn = ir.definition()
+    raises = may_raise(ir)
+    if raises:
+        return raises
+    known = {ir.table, *ir.index, *ir.params, *ir.assigned, *function_namespace(ir.func),
+             *dir(builtins)}
+    unknown = next((n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Load) and n.id not in known), None)
+    if unknown is not None:
+        return f"it uses {unknown.id!r}, which is not defined (line {unknown.lineno})"
+    walk = Walk(ir, args, shape, lenient)
+    try:
+        walk.block(list(fn.body), {}, ())
+    except (GiveUp, RecursionError) as exc:
+        return str(exc)
+    return walk
+
+
+def trust(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
+          ) -> tuple[Trusted, ...] | str:
+    """The reads of the cell function read as ``ir`` (with arguments like ``args``, a
+    table like ``shape``) that a proof covers where no certificate covers them all
+    (:func:`depgraph.analysis.prover.trusted`), under each set of premises a certificate
+    would try (the size facts, the data's floors and ceilings), each distinct one once;
+    or why the function cannot be walked.  Meant for a cell without a certificate: of
+    one with, it may say less."""
+    walk = _walked(ir, args, shape, lenient=True)
+    if isinstance(walk, str):
+        return walk
+    sizes = tuple(walk.facts())
+    return tuple(dict.fromkeys(
+        prover.trusted(Prover(walk, floor, facts))
+        for facts in dict.fromkeys(((), sizes, sizes + tuple(walk.ceilings())))
+        for floor in (LADDER if walk.indexing() else (None,))))
 
 
 def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prover]:
@@ -292,6 +322,45 @@ def certificate(rec: Any, ir: CellIR | None = None) -> Certificate | str:
                  lambda found: found.to_json() if isinstance(found, Certificate)
                  else {"why": found},
                  lambda d: str(d["why"]) if "why" in d else Certificate.from_json(d))
+
+
+def trusted_reads(rec: Any, ir: CellIR | None = None) -> Trusted | None:
+    """Of :func:`trust`'s proofs of a recurrence (kept on disk beside its certificate),
+    the one covering the most whose requirements ``rec``'s data and sizes meet (the
+    first, of those covering as many); ``None`` where the cell cannot be walked or
+    ``rec`` breaks what each proof assumes: a fill then checks every read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import recurrence
+    >>> d = np.array([1, -2, 3])
+    >>> @recurrence(shape=(4, 9), dtype=np.int64, args=(d,))
+    ... def drift(M, i, j, d):
+    ...     if i == 0:
+    ...         return 0
+    ...     return M[i - 1, j] + M[i - 1, j + d[i - 1]]
+    >>> t = trusted_reads(drift)
+    >>> sorted(t.reads_in(("Up", "UpLeft", "UpRight"))), t.elements
+    ([('M[i - 1, j]', 5)], (('d[i - 1]', 5),))
+    """
+    ir = ir or cell_ir(rec)
+    if ir.source is None:
+        return None
+    found = _kept(f"{_key(ir, rec.args, rec.shape)}-trusted",
+                  lambda: trust(ir, rec.args, rec.shape),
+                  lambda t: {"why": t} if isinstance(t, str) else
+                  {"proofs": [proof.to_json() for proof in t]},
+                  lambda d: str(d["why"]) if "why" in d else
+                  tuple(Trusted.from_json(proof) for proof in d["proofs"]))
+    if isinstance(found, str):
+        return None
+
+    def covered(t: Trusted) -> tuple[int, int]:  # whole reads, then the edges of others
+        return len(t.reads) + len(t.elements), sum(sum(sum(e, ())) for _, e in t.edges)
+
+    held = [t for t in found if t.violated(rec, ir.params, ir.table) is None]
+    return max(held, key=covered, default=None)
 
 
 def arguments_proven(rec: Any, ir: CellIR | None = None) -> bool:

@@ -1,6 +1,8 @@
 """What a proof of a cell function's reads establishes: a :class:`Certificate`, the reads it
 proves (:class:`ProvenRead`) and what an instance's data and sizes must satisfy for it to
-hold (:class:`Requirement`), as values kept on disk as JSON.
+hold (:class:`Requirement`), as values kept on disk as JSON; and, where no certificate
+proves every read, which reads a proof still covers (:class:`Trusted`), so a fill that
+checks its own reads checks only the others.
 
 :mod:`depgraph.analysis.certify` proves them; this module only holds and words them.
 Assumptions: a table of any number of dimensions (regions and patterns are a 2-D table's
@@ -15,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Requirement", "Span", "ProvenRead", "Certificate", "side_value"]
+__all__ = ["Requirement", "Span", "ProvenRead", "Certificate", "Trusted", "ReadKey", "Edges",
+           "side_value"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,18 @@ class ProvenRead:
         return f"({', '.join(_span_text(*s) for s in self.spans)})"
 
 
+def _violated(requires: tuple[Requirement, ...], rec: Any, params: tuple[str, ...],
+              table: str) -> str | None:
+    """The first of ``requires`` that ``rec`` (its shape and its arguments, named
+    ``params``) breaks, worded; ``None`` when every one holds."""
+    names = dict(zip(params, rec.args))
+    for req in requires:
+        if not req.holds(table, names, rec.shape):
+            got = side_value(req.subject, table, names, rec.shape)
+            return f"{req} does not hold ({req.subject} is {got})"
+    return None
+
+
 def _span_text(lo: int | None, hi: int | None) -> str:
     """A :data:`Span` in words: ``-1``, ``-2..0``, ``<= -1``, ``>= 1`` or ``?``."""
     if lo is not None and lo == hi:
@@ -165,12 +180,7 @@ class Certificate:
     def violated(self, rec: Any, params: tuple[str, ...], table: str = "M") -> str | None:
         """The first requirement ``rec`` (its shape and its arguments, named ``params``)
         breaks, worded; ``None`` when every one holds."""
-        names = dict(zip(params, rec.args))
-        for req in self.requires:
-            if not req.holds(table, names, rec.shape):
-                got = side_value(req.subject, table, names, rec.shape)
-                return f"{req} does not hold ({req.subject} is {got})"
-        return None
+        return _violated(self.requires, rec, params, table)
 
     def summary(self) -> str:
         """One line: what holds (the patterns, in 2-D), each read and where it falls (its
@@ -207,3 +217,67 @@ class Certificate:
                       for r in d["reads"])
         return Certificate(int(d["ndim"]), reads, tuple(d["regions"] or ()),
                            tuple(d["patterns"] or ()), reqs, d["floats"])
+
+
+#: A read in the source: its text as :func:`ast.unparse` writes it, and its line.
+ReadKey = tuple[str, int]
+#: Along each axis of a table, whether a read's index is proven at least 0, and whether
+#: at most the last index: the table's edges a proof holds it inside.
+Edges = tuple[tuple[bool, bool], ...]
+
+
+@dataclass(frozen=True)
+class Trusted:
+    """What a proof covers of a cell function whose reads no :class:`Certificate` proves
+    all of: each read of ``M`` proven in bounds on every path that makes it, with the
+    regions it may fall in (``reads``: its :data:`ReadKey` and regions, a 2-D table's,
+    ``()`` otherwise), each other read of ``M`` proven inside some of the table's edges
+    (``edges``: its :data:`Edges`), and each read of an array argument's element proven
+    inside the array (``elements``), provided ``requires`` holds of the data and sizes.
+    A fill
+    that checks its own reads need check only the others: a proof's premises are the
+    tests of its path, which the fill computes from the values it really reads (a
+    failed checked read returns an element the data requirements hold of).
+
+    Examples
+    --------
+    >>> t = Trusted(((("M[i - 1, j]", 3), ("Up",)), (("M[i, j + d[i]]", 4), ("Left", "Right"))),
+    ...             (("d[i]", 4),), (Requirement("d.shape[0]", "==", "M.shape[0]"),),
+    ...             ((("M[i - 1, j + d[i]]", 4), ((True, True), (False, True))),))
+    >>> sorted(t.reads_in(("Left", "Up", "UpLeft")))
+    [('M[i - 1, j]', 3)]
+    >>> Trusted.from_json(t.to_json()) == t
+    True
+    """
+
+    reads: tuple[tuple[ReadKey, tuple[str, ...]], ...]
+    elements: tuple[ReadKey, ...]
+    requires: tuple[Requirement, ...] = ()
+    edges: tuple[tuple[ReadKey, Edges], ...] = ()
+
+    def reads_in(self, allowed: tuple[str, ...] | frozenset[str]) -> frozenset[ReadKey]:
+        """The reads of ``M`` proven in bounds and in regions among ``allowed`` (names of
+        :data:`patterns.REGIONS`), so in a 2-D pattern's order; none of a table of other
+        dimensions, whose reads have no regions."""
+        return frozenset(key for key, regions in self.reads
+                         if regions and set(regions) <= set(allowed))
+
+    def violated(self, rec: Any, params: tuple[str, ...], table: str = "M") -> str | None:
+        """As :meth:`Certificate.violated`."""
+        return _violated(self.requires, rec, params, table)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reads": [[text, line, list(regions)] for (text, line), regions in self.reads],
+                "elements": [[text, line] for text, line in self.elements],
+                "requires": [[r.subject, r.relation, r.bound] for r in self.requires],
+                "edges": [[text, line, [list(e) for e in edges]]
+                          for (text, line), edges in self.edges]}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Trusted:
+        return Trusted(tuple(((str(text), int(line)), tuple(regions))
+                             for text, line, regions in d["reads"]),
+                       tuple((str(text), int(line)) for text, line in d["elements"]),
+                       tuple(Requirement(*r) for r in d["requires"]),
+                       tuple(((str(text), int(line)), tuple((bool(lo), bool(hi)) for lo, hi in e))
+                             for text, line, e in d["edges"]))

@@ -1,7 +1,8 @@
 """Prove the reads a :class:`~depgraph.analysis.symbolic.Walk` collected in bounds, and find
 their offsets' spans (in 2-D their regions), for every shape at once: a
 :class:`~depgraph.analysis.proof.Certificate`; and prove a hyperplane ``pi`` puts every
-read on an earlier step than its cell's (:func:`later_read`).
+read on an earlier step than its cell's (:func:`later_read`); where no certificate
+holds, which reads are proven all the same (:func:`trusted`).
 
 An exact simplex (:func:`depgraph.analysis.simplex.least_value`, sympy's method in
 plain fractions) gives, under a path's
@@ -29,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Span
+from depgraph.analysis.proof import Certificate, Edges, ProvenRead, Requirement, Span, Trusted
 from depgraph.analysis.simplex import Infeasible, Unbounded, least_value
 from depgraph.analysis.symbolic import PathRead, Walk
 from patterns import matching, region_of
 
-__all__ = ["Prover", "prove", "later_read"]
+__all__ = ["Prover", "prove", "trusted", "later_read"]
 
 
 class Prover:
@@ -146,7 +147,7 @@ class Prover:
 
 def _at_least(value: Any, bound: int) -> bool:
     """Whether a least value (``None`` unbounded, ``"never"`` infeasible) is ``>= bound``."""
-    return value is not None and value != "never" and value >= bound
+    return value is not None and value != "never" and bool(value >= bound)
 
 
 def _signs(lo: int | None, hi: int | None) -> list[int]:
@@ -172,36 +173,13 @@ def prove(prover: Prover, elements_first: bool = False) -> Certificate | str:
     walk = prover.walk
     if elements_first and (outside := _outside(prover)):
         return outside
-    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
-        if prover.floor is not None else []
-    flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
     proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     for read in walk.reads:
-        spans = []
-        for axis, e in enumerate(read.index):
-            own = walk.index[walk.ir.index[axis]]
-            span = prover.interval(e, read.premises)
-            top = "never" if span is None else prover.least(walk.extent[axis] - 1 - e,
-                                                            read.premises)
-            if span is None or top == "never":
-                break  # a path never taken (with the extents' facts, say)
-            lo, hi = span
-            if lo is None or lo < 0 or top is None or top < 0:
-                return f"the read {read.text} (line {read.line}) may leave the table"
-            offset = prover.span(e - own, read.premises)
-            assert offset is not None
-            spans.append(offset)
-        else:
-            signs = [_signs(*s) for s in spans]
-            if all(0 in s for s in signs):  # every offset may be 0 at once
-                return f"the read {read.text} (line {read.line}) may be of the cell itself"
-            regions = {region_of(a, b) for a, b in product(*signs)} if flat else set()
-            offsets = tuple(str((e - walk.index[x]).subs(walk.display))
-                            for e, x in zip(read.index, walk.ir.index))
-            key = (read.text, read.line)
-            old = proven.get(key, (offsets, tuple(spans), set()))
-            proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
-                           tuple(map(_union, old[1], spans)), old[2] | regions)
+        found = _read_proof(prover, read)
+        if isinstance(found, str):
+            return found
+        if found is not None:
+            _merge(proven, read, *found)
     outside = None if elements_first else _outside(prover)
     if outside:
         return outside
@@ -209,9 +187,122 @@ def prove(prover: Prover, elements_first: bool = False) -> Certificate | str:
     reads = tuple(ProvenRead(text, line, offs, spans, tuple(sorted(regs)))
                   for (text, line), (offs, spans, regs)
                   in sorted(proven.items(), key=lambda kv: kv[0][1]))
+    flat = walk.ir.ndim == 2  # regions, and so patterns, are a 2-D table's
     return Certificate(walk.ir.ndim, reads, regions, matching(regions) if flat else (),
-                       tuple(Requirement(f"min({a})", ">=", str(prover.floor)) for a in arrays)
-                       + tuple(req for _, req in prover.facts))
+                       _requirements(prover))
+
+
+def trusted(prover: Prover) -> Trusted:
+    """What ``prover`` proves of its walk's reads where :func:`prove` finds no certificate
+    (:class:`~depgraph.analysis.proof.Trusted`): each read of ``M`` proven on every path
+    that makes it, and each read of an argument's element proven inside its array, under
+    the same premises and requirements.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph.analysis.symbolic import Walk
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def drift(M, i, j, d):
+    ...     if i == 0:
+    ...         return 0
+    ...     return M[i - 1, j] + M[i - 1, j + d[i - 1]]
+    >>> walk = Walk(read_cell(drift, 2), (np.zeros(3, np.int64),), (4, 9))
+    >>> walk.block(list(walk.ir.definition().body), {}, ())
+    >>> t = trusted(Prover(walk, None, tuple(walk.facts())))
+    >>> t.reads, t.elements
+    (((('M[i - 1, j]', 4), ('Up',)),), (('d[i - 1]', 4),))
+    >>> [str(r) for r in t.requires]
+    ['d.shape[0] == M.shape[0] - 1']
+    """
+    walk = prover.walk
+    proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
+    failed = set(walk.untraced)
+    for read in walk.reads:
+        found = _read_proof(prover, read)
+        if isinstance(found, str):
+            failed.add((read.text, read.line))
+        elif found is not None:
+            _merge(proven, read, *found)
+    reads = tuple((key, tuple(sorted(regions))) for key, (_, _, regions)
+                  in sorted(proven.items(), key=lambda kv: kv[0][1]) if key not in failed)
+    held: dict[tuple[str, int], Edges] = {}
+    for read in walk.reads:
+        key = (read.text, read.line)
+        found = _edges(prover, read) if key in failed else None
+        if found is not None:  # on every path: the edges proven on each
+            held[key] = tuple((a[0] and b[0], a[1] and b[1])
+                              for a, b in zip(held.get(key, found), found))
+    inside: dict[tuple[str, int], bool] = {}
+    for array, read in walk.elements:
+        key = (read.text, read.line)
+        inside[key] = inside.get(key, True) and _inside(prover, array, read)
+    return Trusted(reads, tuple(key for key, kept in inside.items() if kept),
+                   _requirements(prover),
+                   tuple((key, edges) for key, edges in held.items()
+                         if key not in walk.untraced and any(sum(edges, ()))))
+
+
+def _requirements(prover: Prover) -> tuple[Requirement, ...]:
+    """What ``prover``'s proofs assume of the data and sizes: its floor on each argument
+    whose elements index ``M``, and its facts."""
+    walk = prover.walk
+    arrays = sorted({walk.loads[sym] for sym in walk.indexing()}) \
+        if prover.floor is not None else []
+    return (tuple(Requirement(f"min({a})", ">=", str(prover.floor)) for a in arrays)
+            + tuple(req for _, req in prover.facts))
+
+
+def _read_proof(prover: Prover, read: PathRead
+                ) -> tuple[tuple[str, ...], tuple[Span, ...], set[str]] | str | None:
+    """One path's read of ``M`` proven in bounds: its offsets' source text and spans, and
+    the regions it may fall in (a 2-D table's); ``None`` for a path never taken; or why
+    it is not proven."""
+    walk = prover.walk
+    edges = _edges(prover, read)
+    if edges is None:
+        return None  # a path never taken (with the extents' facts, say)
+    if not all(sum(edges, ())):
+        return f"the read {read.text} (line {read.line}) may leave the table"
+    spans = []
+    for axis, e in enumerate(read.index):
+        offset = prover.span(e - walk.index[walk.ir.index[axis]], read.premises)
+        assert offset is not None
+        spans.append(offset)
+    signs = [_signs(*s) for s in spans]
+    if all(0 in s for s in signs):  # every offset may be 0 at once
+        return f"the read {read.text} (line {read.line}) may be of the cell itself"
+    regions = {region_of(a, b) for a, b in product(*signs)} if walk.ir.ndim == 2 else set()
+    offsets = tuple(str((e - walk.index[x]).subs(walk.display))
+                    for e, x in zip(read.index, walk.ir.index))
+    return offsets, tuple(spans), regions
+
+
+def _edges(prover: Prover, read: PathRead) -> Edges | None:
+    """Along each axis, whether one path's read of ``M`` is proven at least 0 and at most
+    the axis's last index (:data:`~depgraph.analysis.proof.Edges`); ``None`` for a path
+    never taken."""
+    walk = prover.walk
+    edges = []
+    for axis, e in enumerate(read.index):
+        span = prover.interval(e, read.premises)
+        top = "never" if span is None else prover.least(walk.extent[axis] - 1 - e,
+                                                        read.premises)
+        if span is None or top == "never":
+            return None
+        edges.append((_at_least(span[0], 0), _at_least(top, 0)))
+    return tuple(edges)
+
+
+def _merge(proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]],
+           read: PathRead, offsets: tuple[str, ...], spans: tuple[Span, ...],
+           regions: set[str]) -> None:
+    """``read``'s proof on one more path joined to those of its other paths: the same
+    offsets or ``?``, the least spans holding both, the union of the regions."""
+    key = (read.text, read.line)
+    old = proven.get(key, (offsets, spans, set()))
+    proven[key] = (offsets if old[0] == offsets else ("?",) * len(offsets),
+                   tuple(map(_union, old[1], spans)), old[2] | regions)
 
 
 def _outside(prover: Prover) -> str | None:

@@ -91,7 +91,8 @@ class Walk:
     """Every path through a cell function's body, collecting each read of ``M`` with the
     premises of its path (module docstring)."""
 
-    def __init__(self, ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> None:
+    def __init__(self, ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...],
+                 lenient: bool = False) -> None:
         import sympy  # the prover's own dependency: only for a cell not proven before
 
         self.sympy = sympy
@@ -110,6 +111,10 @@ class Walk:
         self.reads: list[PathRead] = []
         #: each read of an array argument's element (any dtype), with its array
         self.elements: list[tuple[str, PathRead]] = []
+        #: with ``lenient``, each read of ``M`` at an index the walk cannot follow (its
+        #: text and line), where a strict walk gives up: a proof of the others may stand
+        self.lenient = lenient
+        self.untraced: list[tuple[str, int]] = []
         #: what holds of the symbols of ``max``/``min`` calls wherever they are computed
         self.bounds: list[tuple[str, Any]] = []
         self.paths = 0
@@ -405,9 +410,12 @@ class Walk:
             elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             index = tuple(self.polynomial(e, env) for e in elements)
             if len(index) != self.ir.ndim or any(e is None for e in index):
-                raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is not at "
-                              "a polynomial index")
-            self.reads.append(PathRead(ast.unparse(node), node.lineno, index, premises))
+                if not self.lenient:
+                    raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is not "
+                                 "at a polynomial index")
+                self.untraced.append((ast.unparse(node), node.lineno))
+            else:
+                self.reads.append(PathRead(ast.unparse(node), node.lineno, index, premises))
             for e in elements:
                 self.expression(e, env, premises)
             return
