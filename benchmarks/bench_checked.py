@@ -115,7 +115,8 @@ def cpu_row(name: str, rec, repeat: int, parallel: bool) -> dict:
 
     def one(checked: bool) -> float:
         M = cpu.touched_table(rec, layout)
-        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, parallel, checked=checked and not swept)
+        ck, timing = cpu.pattern_fill(rec, ir, M, p.index, parallel, checked=checked and not swept,
+                                      trusted=plan.trusted)
         assert not ck[cpu.OOB] and not ck[cpu.MISFIT]
         return timing.run_s + (checked_sweep(rec, ir)[3] if checked and swept else 0.0)
 
@@ -137,7 +138,8 @@ def gpu_rows(name: str, rec, repeat: int) -> list[dict]:
     p = BY_CODE[plan.pattern]
     layout = "F" if p.storage == "columns" else "C"
     count = p.steps(rec.shape)
-    checks = Checks(ir, tuple(sorted(p.allowed)), value_bounds(rec, ir, count))
+    checks = Checks(ir, tuple(sorted(p.allowed)), value_bounds(rec, ir, count),
+                    trusted=plan.trusted)
     kernels = {"a launch per step": lambda c: steps.pattern_fill(
         rec, p.index, count, layout, False, c),
         "one cooperative launch": lambda c: steps.cooperative_fill(

@@ -243,7 +243,7 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
         steps = plan.pattern_steps or 0
         p = BY_CODE[plan.pattern or ""]
         by = cpu.pattern_fill if schedule == "pattern" else cpu.tiled_fill
-        ck, timing = by(rec, ir, M, p.index, checked=checked)
+        ck, timing = by(rec, ir, M, p.index, checked=checked, trusted=plan.trusted)
         if checked:
             _checked(ck, p.allowed)
     elif schedule == "hyperplane" or (schedule == "sequential" and plan.sweep is None
@@ -251,7 +251,8 @@ def _cpu(rec: Recurrence, schedule: str, plan: Plan) -> _Run:
         assert plan.linear is not None  # choose_schedule checked it
         parallel = schedule == "hyperplane"
         steps = plan.linear.steps(rec.shape) if parallel else rec.cells
-        ck, timing = cpu.hyperplane_fill(rec, ir, M, plan.linear, parallel, checked)
+        ck, timing = cpu.hyperplane_fill(rec, ir, M, plan.linear, parallel, checked,
+                                         plan.trusted)
         if checked and (ck[cpu.OOB] or ck[cpu.MISFIT] or ck[cpu.ARG]):
             raise _ChecksFailed()
     elif schedule == "stages":
@@ -315,7 +316,8 @@ def _checked_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill:
     p = BY_CODE[plan.pattern or ""]
     layout = "F" if p.storage == "columns" else "C"
     count = plan.pattern_steps or 0
-    checks = Checks(plan.ir, tuple(sorted(p.allowed)), value_bounds(rec, plan.ir, count))
+    checks = Checks(plan.ir, tuple(sorted(p.allowed)), value_bounds(rec, plan.ir, count),
+                    trusted=plan.trusted)
     res = None
     try:
         if light(plan):
@@ -354,8 +356,8 @@ def _hyperplane_cuda(rec: Recurrence, plan: Plan, copy_back: bool) -> DeviceFill
     when a check failed)."""
     found = plan.linear
     assert found is not None  # choose_schedule checked it
-    checks = (Checks(plan.ir, (), value_bounds(rec, plan.ir, found.steps(rec.shape)), found.pi)
-              if plan.method == "checked fill" else None)
+    checks = (Checks(plan.ir, (), value_bounds(rec, plan.ir, found.steps(rec.shape)), found.pi,
+                     trusted=plan.trusted) if plan.method == "checked fill" else None)
     return _checked_steps(rec, plan.ir, found, copy_back, checks, light(plan))
 
 

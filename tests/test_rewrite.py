@@ -111,6 +111,52 @@ def test_a_guarded_read_at_known_offsets_passes_exactly_what_the_generic_one_doe
                         inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
                         assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)
 
+def test_a_guarded_read_leaves_untested_only_the_edges_a_proof_holds():
+    # every pattern's regions (and a set its ranges cannot test), known and unknown
+    # offsets, each of the 16 sets of proven edges: for every read those edges hold
+    # (the proof's premise), the same verdict as the read that tests everything
+    import itertools
+
+    from patterns import PATTERNS, region_of
+    from runtime.backends.rewrite import guarded_read_source
+
+    M = np.zeros((3, 4))
+    sets = [tuple(sorted(p.allowed)) for p in PATTERNS] + [("Left", "Up")]
+    for allowed, offsets in itertools.product(sets, itertools.product([None, -1, 1],
+                                                                      [None, 0, 1])):
+        for held in itertools.product([False, True], repeat=4):
+            edges = (held[:2], held[2:])
+            ns = {"int64": np.int64}
+            exec(guarded_read_source(allowed, "M[a, b]", 0, offsets, edges), ns)
+            for x0, x1 in itertools.product(range(3), range(4)):
+                rows = range(-1, 4) if offsets[0] is None else [x0 + offsets[0]]
+                cols = range(-1, 5) if offsets[1] is None else [x1 + offsets[1]]
+                for a, b in itertools.product(rows, cols):
+                    if (held[0] and a < 0 or held[1] and a > 2 or held[2] and b < 0
+                            or held[3] and b > 3):
+                        continue  # a read the proof says is never made
+                    ck = [0]
+                    ns["read"](M, ck, x0, x1, a, b)
+                    inside = 0 <= a < 3 and 0 <= b < 4 and (a, b) != (x0, x1)
+                    assert (ck[0] == 0) == (inside and region_of(a - x0, b - x1) in allowed)
+
+
+def test_guarded_reads_call_the_plain_load_only_for_reads_proven_in_the_regions():
+    from depgraph.analysis.proof import Trusted
+    from runtime.backends.rewrite import TRUSTED, guarded_reads
+
+    proof = Trusted(((("M[i - 1, j]", 3), ("Up",)), (("M[i + 1, j]", 4), ("Down",))), (),
+                    edges=((("M[i - 1, k]", 5), ((True, True), (True, False))),))
+    reads = guarded_reads(("Up", "UpLeft", "UpRight"), "M[a, b]", 0, proof)
+    assert reads.for_read((-1, 0), ("M[i - 1, j]", 3)) == TRUSTED
+    # proven in bounds, but in a region the fill's order does not allow: checked
+    assert reads.for_read((1, 0), ("M[i + 1, j]", 4)) == "_dg_read_p1_p0"
+    name = reads.for_read((-1, None), ("M[i - 1, k]", 5))
+    assert name == "_dg_read_m1_x_e1110"
+    assert reads.reads[name].splitlines()[1] == "    if not (b < M.shape[1]):"
+    assert reads.reads[TRUSTED].splitlines()[1] == "    return M[a, b]"
+
+
 def test_a_hyperplane_read_passes_exactly_the_reads_in_the_table_on_earlier_hyperplanes():
     import itertools
 

@@ -567,6 +567,47 @@ def test_a_checked_fill_whose_checks_fail_falls_back_to_the_sweep(write_rec, mon
     assert r.verified == "equals the sequential reference exactly"
 
 
+SCHEDULING = """
+p = np.array({times}, dtype=np.int64)
+P = np.concatenate(([0], np.cumsum(p))).astype(np.int64)
+@recurrence(shape=(len(p) + 1, {cols}), dtype=np.int64, args=(p, P))
+def scheduling(M, k, a, p, P):
+    n = p.shape[0]
+    if k == n:
+        return max(a, P[n] - a)
+    if a > P[k]:
+        return 0
+    return min(M[k + 1, a + p[k]], M[k + 1, a])
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_checked_fill_checks_only_what_no_proof_covers(write_rec, backend):
+    # process scheduling's M[k + 1, a + p[k]] may pass the last column (a fact of P's
+    # prefix sums no proof states); its other edges, M[k + 1, a] and the reads of p and P
+    # are proven, so the fill checks one edge of one read
+    times = [3, 1, 4, 1, 5, 2, 6, 2]
+    rec = load(write_rec(SCHEDULING.format(times=times, cols=sum(times) + 1)))
+    plan = in_fill_plan(rec, cell_ir(rec))
+    assert plan.pattern == "RDU" and plan.trusted is not None
+    assert plan.trusted.reads_in(BY_CODE["RDU"].allowed) == {("M[k + 1, a]", 8)}
+    assert dict(plan.trusted.edges) == {("M[k + 1, a + p[k]]", 8): ((True, True), (True, False))}
+    assert set(plan.trusted.elements) == {("P[n]", 5), ("P[k]", 6), ("p[k]", 8)}
+    r = fill(rec, backend=backend, verify=True)
+    assert "checks each read" in " ".join(r.notes) and r.verified
+    # one column short: the unproven edge fails at one cell of the last row but one
+    with pytest.raises(OutOfBoundsError, match=r"cell \(7, 22\) reads \(8, 24\), outside shape "
+                       r"\(9, 24\)"):
+        fill(load(write_rec(SCHEDULING.format(times=times, cols=sum(times)))), backend=backend)
+    # a negative time breaks the proof of the first column's edge, which is then checked
+    bad = load(write_rec(SCHEDULING.format(times=times[:6] + [-3] + times[7:],
+                                           cols=sum(times) + 1)))
+    assert dict(in_fill_plan(bad, cell_ir(bad)).trusted.edges)[("M[k + 1, a + p[k]]", 8)] \
+        == ((True, True), (False, False))
+    with pytest.raises(OutOfBoundsError, match=r"cell \(6, [0-2]\) reads \(7, -[1-3]\), outside"):
+        fill(bad, backend=backend)
+
+
 GUARDED = """
 d = np.ones(12, dtype=np.int64)
 d[0] = {first}

@@ -2,7 +2,8 @@
 
 Kernels are generated per recurrence (number of dimensions and args) through the emitter
 (:class:`runtime.backends.emit.Emitter`), compiled by numba and cached under the digest of
-what they are made of; the cell function is called from them as a compiled function.
+what they are made of; the cell function is called from them as a compiled function,
+checked or not (:mod:`runtime.backends.cpu_cell`).
 
 - ``sweep``: one core, a lexicographic order (:class:`patterns.Sweep`).  Its *checked*
   form runs a rewrite of the cell function whose reads of ``M`` record the region of
@@ -37,31 +38,16 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.proof import Trusted
 from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
-from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
 from patterns import DIAGONAL_FLIPS, PATTERNS, REGIONS, STEP_SOURCE, LexOrder, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import (
-    Emitter,
-    arg_tail,
-    compile_kept,
-    compile_source,
-    digest,
-    remember,
-)
-from runtime.backends.rewrite import (
-    CHECK,
-    ArgReads,
-    OffsetReads,
-    arg_read_source,
-    guarded_read_source,
-    hyperplane_read_source,
-    lex_read_source,
-    rewrite_reads,
-)
+from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
+from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, jit, \
+    numba_module
 from runtime.backends.shear import gather_line
 from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
 
@@ -93,18 +79,6 @@ __all__ = [
     "Timing",
 ]
 
-#: Checked reads set ``ck[code] = 1`` for each region code read (0-8, see
-#: ``patterns.regions``) and record an out-of-bounds read at ``ck[OOB:OOB + 5]`` as
-#: (flag, cell i, cell j, read i, read j).
-#: A checked sweep records the first cell whose value does not fit an integer table's dtype
-#: at ``ck[MISFIT:MISFIT + 3]`` as (flag, cell i, cell j).
-#: A checked read of an array argument outside it records the first at
-#: ``ck[ARG:ARG + 6]`` as (flag, cell i, cell j, the argument's position, axis, index)
-#: (a table of other dimensions: the flag alone).
-CHECK_SLOTS = 23
-OOB = 9
-MISFIT = 14
-ARG = 17
 #: Rows and columns of a tile of :func:`tiled_fill` for a cell without loops, on a wide
 #: table: long rows, so the memory a row of a tile writes is one run that the caches fetch
 #: ahead, and few of them, so the tile (32 KiB of 8-byte cells) and the column its right
@@ -138,36 +112,6 @@ def tile_for(columns: int, threads: int, straight: bool = True) -> tuple[int, in
     return rows, max(MIN_TILE_COLUMNS, min(cols, -(-columns // (2 * threads))))
 
 
-def _numba() -> Any:
-    import numba
-
-    return numba
-
-
-def _checked_read2() -> Any:
-    numba = _numba()
-
-    @numba.njit(inline="always")
-    def read(M, ck, x0, x1, a, b):  # pragma: no cover - compiled
-        if a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1]:
-            # unconditional stores (the last bad read is kept): reading the flag first to
-            # keep the first one made every checked read an order of magnitude slower
-            ck[OOB] = 1
-            ck[OOB + 1] = x0
-            ck[OOB + 2] = x1
-            ck[OOB + 3] = a
-            ck[OOB + 4] = b
-            return M[0, 0]
-        # branch-free region code and an unconditional flag store: a branchy sign or a
-        # conditional bit update made the sweep an order of magnitude slower
-        s0 = np.int64(a > x0) - np.int64(a < x0)
-        s1 = np.int64(b > x1) - np.int64(b < x1)
-        ck[(s0 + 1) * 3 + s1 + 1] = 1
-        return M[a, b]
-
-    return read
-
-
 def touched_table(rec: Recurrence, layout: str = "C") -> np.ndarray:
     """A zeroed table whose pages are already touched, so a timed fill excludes
     first-touch page faults (the GPU's table is allocated outside its timing too).
@@ -193,63 +137,6 @@ def regions_of_flags(ck: np.ndarray) -> tuple[str, ...]:
     ('Left', 'Up', 'UpLeft')
     """
     return tuple(sorted(REGIONS[c] for c in range(len(REGIONS)) if ck[c]))
-
-
-def jit(func: Any, **opts: Any) -> Any:
-    """``numba.njit(**opts)(func)``."""
-    return _numba().njit(**opts)(func)
-
-
-def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
-                  allowed: tuple[str, ...] | None = None,
-                  order: tuple[int, ...] | LexOrder | None = None) -> Any:
-    """The cell function compiled for the CPU (``checked``: the region-recording rewrite
-    of its reads, :func:`runtime.backends.rewrite.rewrite_reads`; with ``allowed`` too,
-    the rewrite whose reads guard themselves instead, flagging ``ck[OOB]`` for a read
-    out of the table or in a region not among ``allowed``:
-    :func:`runtime.backends.rewrite.guarded_read_source`; with ``order``, a hyperplane's
-    ``pi``, flagging a read out of the table or not on an earlier hyperplane, any
-    dimension: :func:`runtime.backends.rewrite.hyperplane_read_source`; with a
-    lexicographic ``order``, flagging a read out of the table or of a cell not before
-    its own in that order: :func:`runtime.backends.rewrite.lex_read_source`).  A checked
-    cell's reads of its array arguments are checked too, flagging ``ck[ARG]``
-    (:func:`runtime.backends.rewrite.arg_read_source`)."""
-
-    def build() -> Any:
-        # inline="always": without it numba calls the cell function per cell, many times slower
-        if not checked:
-            return jit(rec.func, inline="always")
-        ns = function_namespace(rec.func)
-        first = f"ck[{ARG}] == 0" if ir.ndim == 2 else None  # the slots hold a 2-D cell
-        args = ArgReads.of(ir, rec.args, lambda p, count: arg_read_source(
-            p, count, ir.ndim, ARG, first))
-        stop = f"{CHECK}[{OOB}] != 0 or {CHECK}[{ARG}] != 0"
-        if allowed is None and order is None:
-            ns["_dg_read"] = _checked_read2()
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", stop=stop, arg_reads=args)
-            guards: dict[str, str] = {}
-        else:
-            if order is not None:
-                lex = isinstance(order, LexOrder)
-                ndim = order.ndim if lex else len(order)
-                source = lex_read_source if lex else hyperplane_read_source
-                where = ", ".join(f"a{k}" for k in range(ndim))
-                guarded = OffsetReads(lambda d: source(order, f"M[{where}]", OOB, offsets=d),
-                                      ndim)
-            else:
-                guarded = OffsetReads(lambda d: guarded_read_source(
-                    allowed, "M[a, b]", OOB, d), 2)
-            src = rewrite_reads(ir, "_dg_read", "_dg_cell", read_for=guarded, stop=stop,
-                                arg_reads=args)
-            guards = guarded.reads
-        reads = {**guards, **args.reads}  # each read's name: its source
-        for name, what in reads.items():
-            ns[name] = jit(compile_source(what, "read", {"int64": np.int64}), inline="always")
-        reads.setdefault("_dg_read", "checked read, 2-D")
-        return remember(jit(compile_source(src, "_dg_cell", ns), inline="always"),
-                        digest(src, {**reads, "cell": rec.func}))
-
-    return CACHE.get(rec.func, ("cpu", "cell", checked, allowed, order), build)
 
 
 def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False) -> str:
@@ -459,7 +346,7 @@ def kernel(rec: Recurrence, source: str, name: str, cell: Any,
     """The generated kernel ``name`` (its ``source``, calling ``cell``, with the names
     ``extra`` besides) as a function of ``nrt``: whether numba's reference counting is
     compiled in (see :func:`call`); cached under the digest of what it is made of."""
-    names = {"cell": cell, "prange": _numba().prange, "assume": intrinsics.assume,
+    names = {"cell": cell, "prange": numba_module().prange, "assume": intrinsics.assume,
              "arrive": intrinsics.arrive, **(extra or {})}
     key = digest(source, {**names, "jit": repr(sorted(jit_options.items()))})
 
@@ -487,7 +374,7 @@ def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
     when the cell function allows it: the counting of the array arguments that numba
     leaves in a chunked inner loop made it many times slower (docs/benchmarks.md); a cell
     function that allocates arrays needs it and gets it."""
-    numba = _numba()
+    numba = numba_module()
     sig = tuple(numba.typeof(a) for a in args)
     for nrt in (False, True):
         kernel = make(nrt)
@@ -532,13 +419,13 @@ def thread_count(threads: int | None) -> Iterator[None]:
     Examples
     --------
     >>> with thread_count(1):
-    ...     _numba().get_num_threads()
+    ...     numba_module().get_num_threads()
     1
     """
     if threads is None:
         yield
         return
-    numba = _numba()
+    numba = numba_module()
     most = int(numba.config.NUMBA_NUM_THREADS)
     if not 1 <= threads <= most:
         raise UsageError(f"{setting('threads', threads)}: give 1 to {most} (the cores this "
@@ -562,7 +449,7 @@ def barrier_threads() -> int:
     >>> barrier_threads() >= 1
     True
     """
-    numba = _numba()
+    numba = numba_module()
     from numba.np.ufunc.parallel import _launch_threads
 
     _launch_threads()
@@ -612,7 +499,8 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep | LexOrd
 
 
 def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
-                 parallel: bool = True, checked: bool = False) -> tuple[np.ndarray, Timing]:
+                 parallel: bool = True, checked: bool = False, trusted: Trusted | None = None
+                 ) -> tuple[np.ndarray, Timing]:
     """Fill a 2-D table step by step in a pattern, in one parallel region: each thread
     takes its chunk of every step (a plain inner loop per chunk compiles much tighter than
     ``prange`` over single cells) and waits at a barrier between steps (a parallel region
@@ -620,20 +508,20 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
 
     Returns the check array and the timing: with ``checked``, the fill checks its own
     reads and values, flagging ``ck[OOB]`` for a read out of the table or in a region the
-    pattern does not allow (:func:`compiled_cell`), and recording the first value that
-    does not fit an integer table at ``ck[MISFIT]``, as :func:`sweep_fill` (zeros
-    otherwise).
+    pattern does not allow (:func:`compiled_cell`; but those ``trusted`` proves), and
+    recording the first value that does not fit an integer table at ``ck[MISFIT]``, as
+    :func:`sweep_fill` (zeros otherwise).
     """
     pattern = PATTERNS[pattern_index]
     fits = checked and M.dtype.kind in "iu"
     src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
-    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked), src,
-                         "pattern", parallel, fits)
+    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
+                         src, "pattern", parallel, fits)
 
 
 def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
-               tile: tuple[int, int] | None = None, checked: bool = False
-               ) -> tuple[np.ndarray, Timing]:
+               tile: tuple[int, int] | None = None, checked: bool = False,
+               trusted: Trusted | None = None) -> tuple[np.ndarray, Timing]:
     """Fill a 2-D table of a diagonal pattern by tiles of ``tile`` (rows, columns; by
     default :func:`tile_for` the table, the threads and the cell), in one
     parallel region: the tiles of one anti-diagonal of tiles (in the pattern's frame,
@@ -659,25 +547,27 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     fits = checked and M.dtype.kind in "iu"
     tile = tile or tile_for(M.shape[1], barrier_threads(), ir.straight)
     src = _tiled_source(code, len(rec.args), tile, checked, fits)
-    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked), src,
-                         "tiled", True, fits)
+    return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
+                         src, "tiled", True, fits)
 
 
-def _pattern_cell(rec: Recurrence, ir: CellIR, pattern_index: int, checked: bool) -> Any:
+def _pattern_cell(rec: Recurrence, ir: CellIR, pattern_index: int, checked: bool,
+                  trusted: Trusted | None) -> Any:
     """The compiled cell of a pattern's fill: with ``checked``, its reads guarding the
-    pattern's regions."""
+    pattern's regions (but those ``trusted`` proves)."""
     allowed = tuple(sorted(PATTERNS[pattern_index].allowed)) if checked else None
-    return compiled_cell(rec, ir, checked, allowed)
+    return compiled_cell(rec, ir, checked, allowed, trusted=trusted if checked else None)
 
 
 def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hyperplane,
-                    parallel: bool = True, checked: bool = False
-                    ) -> tuple[np.ndarray, Timing]:
+                    parallel: bool = True, checked: bool = False,
+                    trusted: Trusted | None = None) -> tuple[np.ndarray, Timing]:
     """Fill a table of any dimension step by step along ``hyperplane``, in one parallel
     region as :func:`pattern_fill`.  Returns the check array and the timing: with
     ``checked``, the fill checks its own reads and values, flagging ``ck[OOB]`` for a
     read out of the table or not on an earlier hyperplane, and ``ck[MISFIT]`` for a value
-    that does not fit an integer table (zeros otherwise).
+    that does not fit an integer table (zeros otherwise); of arguments' elements, it
+    reads those ``trusted`` proves inside them unchecked.
 
     Examples
     --------
@@ -692,7 +582,8 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hype
     """
     fits = checked and M.dtype.kind in "iu"
     src = _hyperplane_source(hyperplane.pi, len(rec.args), parallel, checked, fits)
-    cell = compiled_cell(rec, ir, checked, None, hyperplane.pi if checked else None)
+    cell = compiled_cell(rec, ir, checked, None, hyperplane.pi if checked else None,
+                         trusted if checked else None)
     return _barrier_fill(rec, ir, M, cell, src, "hyperplane", parallel, fits)
 
 

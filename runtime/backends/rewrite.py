@@ -21,6 +21,7 @@ import ast
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from depgraph.analysis.proof import Edges, ReadKey, Trusted
 from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
 from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
@@ -29,11 +30,14 @@ from patterns import REGION_CODE
 from patterns.hyperplane import Shear
 from patterns.lexorder import LexOrder
 
-__all__ = ["rewrite_reads", "guarded_read_source", "OffsetReads", "hyperplane_read_source",
-           "lex_read_source", "ArgReads", "arg_read_source", "unchecked_subscript", "CHECK",
-           "KEPT", "NARROW"]
+__all__ = ["rewrite_reads", "guarded_read_source", "guarded_reads", "OffsetReads",
+           "trusted_read_source",
+           "hyperplane_read_source", "lex_read_source", "ArgReads", "arg_read_source",
+           "unchecked_subscript", "CHECK", "KEPT", "NARROW", "TRUSTED"]
 
 CHECK = "_dg_check"
+#: The name of the read of ``M`` a proof covers (:meth:`OffsetReads.for_read`).
+TRUSTED = "_dg_read_trusted"
 KEPT = "_dg_kept"
 NARROW = "_dg_i32"
 
@@ -45,14 +49,14 @@ def _reads_table(node: ast.Subscript, table: str) -> bool:
 
 class _Reads(ast.NodeTransformer):
     def __init__(self, table: str, cell: list[str], read: str, index: list[str] = (),
-                 kept: Collection[tuple[int, ...]] = (),
-                 read_for: Callable[[tuple[int | None, ...]], str] | None = None):
+                 kept: Collection[tuple[int, ...]] = (), read_for: OffsetReads | None = None):
         self.table, self.cell, self.read = table, cell, read
         self.index, self.kept = list(index), list(kept)
         self.read_for = read_for
         self.count = 0
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        key = (ast.unparse(node), node.lineno)  # as a proof names it, before rewriting
         self.generic_visit(node)
         if not _reads_table(node, self.table):
             return node
@@ -65,8 +69,8 @@ class _Reads(ast.NodeTransformer):
             return ast.copy_location(
                 ast.Call(ast.Name(f"{self.read}_kept", ast.Load()), args + list(index), []), node)
         args += [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
-        read = (self.read_for(offset) if self.read_for and len(index) == len(self.index)
-                else self.read)
+        read = (self.read_for.for_read(offset, key)
+                if self.read_for and len(index) == len(self.index) else self.read)
         return ast.copy_location(ast.Call(ast.Name(read, ast.Load()), args, []), node)
 
 
@@ -125,6 +129,8 @@ class _ArgLoads(ast.NodeTransformer):
                                     "code would not check")
         if not isinstance(node.ctx, ast.Load) or any(isinstance(e, ast.Slice) for e in index):
             return node  # a slice is clamped into the array, in Python as compiled
+        if (text, node.lineno) in self.reads.trusted:
+            return node  # proven inside the array
         args = [node.value, ast.Name(CHECK, ast.Load())] + \
             [ast.Name(c, ast.Load()) for c in self.cell] + list(index)
         name = self.reads(node.value.id, len(index))
@@ -146,7 +152,7 @@ class _Halt(ast.NodeTransformer):
 def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
                   hoist: Collection[str] = (), narrow: Collection[Position] = (),
                   speculate: bool = False, kept: Sequence[tuple[int, ...]] = (),
-                  read_for: Callable[[tuple[int | None, ...]], str] | None = None,
+                  read_for: OffsetReads | None = None,
                   stop: str | None = None, arg_reads: ArgReads | None = None) -> str:
     """Source of a copy of the cell function read as ``ir``, named ``name``, whose reads
     of ``M`` call ``read``.
@@ -175,8 +181,9 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     ``_kept`` added), ``_dg_kept{k}`` a new parameter after ``CHECK``; none does when an
     index is assigned in the function.
 
-    ``read_for`` names the function a read calls instead of ``read``, from the read's
-    offset from the cell along each axis (``None`` where it is not a constant), so the
+    ``read_for`` (:class:`OffsetReads`) names the function a read calls instead of
+    ``read``, from the read's offset from the cell along each axis (``None`` where it is
+    not a constant) and the read itself (a read a proof covers may go unchecked), so the
     caller may give each offset a read of its own; unused when an index is assigned in
     the function.
 
@@ -255,30 +262,36 @@ def rewrite_reads(ir: CellIR, read: str, name: str, cell_args: bool = True,
     return ast.unparse(ast.fix_missing_locations(ast.Module([fn], type_ignores=[])))
 
 
-def _axis_test(signs: frozenset[int], a: str, x: str, n: str) -> str:
+def _axis_test(signs: frozenset[int], a: str, x: str, n: str,
+               edges: tuple[bool, bool] = (False, False)) -> str:
     """The test that a read's index ``a`` along an axis of ``n`` cells lies in the table,
-    on a side of the cell's own ``x`` among ``signs`` (-1 before, 0 on, 1 after).
+    on a side of the cell's own ``x`` among ``signs`` (-1 before, 0 on, 1 after); the
+    table's first or last edge left untested where ``edges`` says a proof holds it (the
+    index at least 0, at most ``n - 1``).
 
     Examples
     --------
     >>> _axis_test(frozenset({-1, 0}), "a", "x0", "n"), _axis_test(frozenset({1}), "b", "x1", "m")
     ('0 <= a <= x0', 'x1 < b < m')
+    >>> _axis_test(frozenset({-1, 0, 1}), "b", "x1", "m", (True, False))
+    'b < m'
     """
-    return {
-        frozenset({-1}): f"0 <= {a} < {x}",
-        frozenset({0}): f"{a} == {x}",
-        frozenset({1}): f"{x} < {a} < {n}",
-        frozenset({-1, 0}): f"0 <= {a} <= {x}",
-        frozenset({0, 1}): f"{x} <= {a} < {n}",
-        frozenset({-1, 1}): f"0 <= {a} < {n} and {a} != {x}",
-        frozenset({-1, 0, 1}): f"0 <= {a} < {n}",
-    }[signs]
+    if signs == {0}:
+        return f"{a} == {x}"
+    low, high = edges
+    left = ("" if low else "0 <=") if -1 in signs else f"{x} <=" if 0 in signs else f"{x} <"
+    right = ("" if high else f"< {n}") if 1 in signs else f"<= {x}" if 0 in signs else f"< {x}"
+    test = " ".join(p for p in (left, a, right) if p) if left or right else "True"
+    if signs == {-1, 1}:
+        return f"{a} != {x}" if test == "True" else f"{test} and {a} != {x}"
+    return test
 
 
-def _constant_axis_test(signs: frozenset[int], d: int, a: str, n: str) -> str:
+def _constant_axis_test(signs: frozenset[int], d: int, a: str, n: str,
+                        edges: tuple[bool, bool] = (False, False)) -> str:
     """:func:`_axis_test` for a read at the constant offset ``d`` from the cell along the
-    axis: its side is known, so only the table's edge on that side is tested (``False``
-    when the side is not among ``signs``).
+    axis: its side is known, so only the table's edge on that side is tested, where no
+    proof holds it (``False`` when the side is not among ``signs``).
 
     Examples
     --------
@@ -289,11 +302,14 @@ def _constant_axis_test(signs: frozenset[int], d: int, a: str, n: str) -> str:
     side = (d > 0) - (d < 0)
     if side not in signs:
         return "False"
-    return {-1: f"{a} >= 0", 0: "True", 1: f"{a} < {n}"}[side]
+    if side == 0 or edges[side > 0]:
+        return "True"
+    return f"{a} >= 0" if side < 0 else f"{a} < {n}"
 
 
 def guarded_read_source(allowed: Collection[str], load: str, flag: int,
-                        offsets: tuple[int | None, ...] = (None, None)) -> str:
+                        offsets: tuple[int | None, ...] = (None, None),
+                        edges: Edges = ((False, False), (False, False))) -> str:
     """Source of a read ``read(M, ck, x0, x1, a, b)`` of a 2-D table ``M`` by cell ``(x0,
     x1)`` that guards itself, for a fill that checks its own reads: a read outside the
     table, or in a region not among ``allowed`` (names of :data:`patterns.REGIONS`), sets
@@ -304,7 +320,9 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
     along which the read's offset from the cell is a known constant (``offsets``, each
     ``None`` where it is not; for a cell function that does not reassign its indices) the
     table's edge on that side alone; other sets test the read's region code against a
-    mask (the caller binds ``int64``).
+    mask (the caller binds ``int64``).  A table's edge that a proof holds the read
+    inside (``edges``: whether its index is at least 0, and at most the last, along
+    each axis) goes untested.
 
     Examples
     --------
@@ -319,6 +337,10 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
     >>> up = guarded_read_source(("Left", "Up", "UpLeft"), "M[a, b]", 0, (-1, None))
     >>> print(up.splitlines()[1])  # M[i - 1, ...]: the row's side is known
         if not (a >= 0 and 0 <= b <= x1):
+    >>> down = guarded_read_source(("Down", "DownLeft", "DownRight"), "M[a, b]", 0, (1, None),
+    ...                            ((True, True), (True, False)))
+    >>> print(down.splitlines()[1])  # M[k + 1, a + p[k]] proven but for the last column
+        if not (b < M.shape[1]):
     """
     codes = {REGION_CODE[r] for r in allowed}
     signs = [frozenset(c // 3 - 1 for c in codes), frozenset(c % 3 - 1 for c in codes)]
@@ -326,9 +348,10 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
     e = Emitter()
     with e.block("def read(M, ck, x0, x1, a, b)"):
         if codes == product:
-            tests = [_axis_test(sign, a, x, n) if d is None else _constant_axis_test(sign, d, a, n)
-                     for sign, d, a, x, n in zip(signs, offsets, "ab", ("x0", "x1"),
-                                                  ("M.shape[0]", "M.shape[1]"))]
+            tests = [_axis_test(sign, a, x, n, edge) if d is None
+                     else _constant_axis_test(sign, d, a, n, edge)
+                     for sign, d, a, x, n, edge in zip(signs, offsets, "ab", ("x0", "x1"),
+                                                        ("M.shape[0]", "M.shape[1]"), edges)]
             if 0 in signs[0] and 0 in signs[1] and not any(offsets):  # may be the cell itself
                 tests.append("(a != x0 or b != x1)")
             tests = [t for t in tests if t != "True"] or ["True"]
@@ -336,8 +359,9 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
         else:
             mask = sum(1 << c for c in codes)
             e("code = (int64(a > x0) - int64(a < x0) + 1) * 3 + int64(b > x1) - int64(b < x1) + 1")
-            test = (f"a < 0 or a >= M.shape[0] or b < 0 or b >= M.shape[1] "
-                    f"or (({mask} >> code) & 1) == 0")
+            outside = [t for t, held in zip(("a < 0", "a >= M.shape[0]", "b < 0",
+                                             "b >= M.shape[1]"), sum(edges, ())) if not held]
+            test = " or ".join(outside + [f"(({mask} >> code) & 1) == 0"])
         with e.block(f"if {test}"):
             e(f"ck[{flag}] = 1", "return M[0, 0]")
         e(f"return {load}")
@@ -347,33 +371,93 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
 class OffsetReads:
     """The self-guarding reads of one cell function, one per offset from the cell it
     reads at (the ``read_for`` of :func:`rewrite_reads`), so each read tests only what
-    its offset leaves open: ``make(offsets)`` gives the source of the read (defining
-    ``read``) at ``offsets`` (one per axis, ``None`` where not a constant).  ``reads``
-    maps each read's name to its source; ``"_dg_read"``, the read at unknown offsets, is
-    always among them (a cell that reassigns an index calls it).
+    its offset leaves open: ``make(offsets, edges)`` gives the source of the read
+    (defining ``read``) at ``offsets`` (one per axis, ``None`` where not a constant),
+    leaving untested the table's edges that ``edges`` says a proof holds (``None``:
+    none).  ``reads`` maps each read's name to its source; ``"_dg_read"``, the read at
+    unknown offsets, is always among them (a cell that reassigns an index calls it).
+    What a proof covers (``trusted``, :class:`depgraph.analysis.proof.Trusted`) is used
+    where the caller's order is a 2-D pattern's, whose regions are ``allowed``: a read
+    proven in bounds and in them calls ``plain`` (source defining ``read``, the load
+    alone: :func:`trusted_read_source`), a read proven inside some of the table's edges
+    tests only the others.
 
     Examples
     --------
-    >>> reads = OffsetReads(lambda d: guarded_read_source(("Left", "Up", "UpLeft"),
-    ...                                                   "M[a, b]", 0, d), 2)
+    >>> reads = OffsetReads(lambda d, edges: guarded_read_source(
+    ...     ("Left", "Up", "UpLeft"), "M[a, b]", 0, d, edges or ((False, False),) * 2), 2)
     >>> reads((-1, 0)), sorted(reads.reads)
     ('_dg_read_m1_p0', ['_dg_read', '_dg_read_m1_p0'])
     >>> print(reads.reads["_dg_read_m1_p0"].splitlines()[1])
         if not (a >= 0):
+    >>> reads((-1, None), ((True, True), (True, False)))
+    '_dg_read_m1_x_e1110'
     """
 
-    def __init__(self, make: Callable[[tuple[int | None, ...]], str], ndim: int) -> None:
+    def __init__(self, make: Callable[[tuple[int | None, ...], Edges | None], str], ndim: int,
+                 trusted: Trusted | None = None, allowed: Collection[str] = (),
+                 plain: str = "") -> None:
         self.make, self.ndim = make, ndim
-        self.reads = {"_dg_read": make((None,) * ndim)}
+        self.plain = plain
+        self.trusted = trusted.reads_in(allowed) if trusted and plain else frozenset()
+        self.edges = dict(trusted.edges) if trusted and allowed else {}
+        self.reads = {"_dg_read": make((None,) * ndim, None)}
 
-    def __call__(self, offsets: tuple[int | None, ...]) -> str:
-        if len(offsets) != self.ndim or all(d is None for d in offsets):
+    def for_read(self, offsets: tuple[int | None, ...], key: ReadKey) -> str:
+        """The name of the read that the read ``key`` at ``offsets`` calls."""
+        if key in self.trusted:
+            self.reads.setdefault(TRUSTED, self.plain)
+            return TRUSTED
+        return self(offsets, self.edges.get(key))
+
+    def __call__(self, offsets: tuple[int | None, ...], edges: Edges | None = None) -> str:
+        if edges is not None and not any(sum(edges, ())):
+            edges = None
+        if len(offsets) != self.ndim or (all(d is None for d in offsets) and edges is None):
             return "_dg_read"
         tag = "_".join("x" if d is None else f"m{-d}" if d < 0 else f"p{d}" for d in offsets)
+        if edges is not None:
+            tag += "_e" + "".join(str(int(held)) for held in sum(edges, ()))
         name = f"_dg_read_{tag}"
         if name not in self.reads:
-            self.reads[name] = self.make(offsets)
+            self.reads[name] = self.make(offsets, edges)
         return name
+
+
+def guarded_reads(allowed: Collection[str], load: str, flag: int,
+                  trusted: Trusted | None = None) -> OffsetReads:
+    """The :class:`OffsetReads` of a fill of a 2-D table by a pattern whose regions are
+    ``allowed``: each read by :func:`guarded_read_source` (``load``, ``flag``), less what
+    ``trusted`` proves.
+
+    Examples
+    --------
+    >>> from depgraph.analysis.proof import Trusted
+    >>> proof = Trusted(((("M[i - 1, j]", 3), ("Up",)),), ())
+    >>> reads = guarded_reads(("Left", "Up", "UpLeft"), "M[a, b]", 0, proof)
+    >>> reads.for_read((-1, 0), ("M[i - 1, j]", 3)), reads.for_read((0, -1), ("M[i, j - 1]", 3))
+    ('_dg_read_trusted', '_dg_read_p0_m1')
+    """
+    unproven = ((False, False),) * 2
+    return OffsetReads(lambda d, edges: guarded_read_source(allowed, load, flag, d,
+                                                            edges or unproven),
+                       2, trusted, allowed, trusted_read_source(load))
+
+
+def trusted_read_source(load: str) -> str:
+    """Source of a read ``read(M, ck, x0, x1, a, b)`` of a 2-D table, called as
+    :func:`guarded_read_source`'s are, that a proof covers: ``load`` alone.
+
+    Examples
+    --------
+    >>> print(trusted_read_source("M[a, b]"), end="")
+    def read(M, ck, x0, x1, a, b):
+        return M[a, b]
+    """
+    e = Emitter()
+    with e.block("def read(M, ck, x0, x1, a, b)"):
+        e(f"return {load}")
+    return e.source
 
 
 def hyperplane_read_source(pi: Sequence[int], load: str, flag: int,
@@ -558,21 +642,24 @@ class ArgReads:
     """
 
     def __init__(self, arrays: Mapping[str, int], make: Callable[[int, int], str],
-                 others: Collection[str] = ()) -> None:
+                 others: Collection[str] = (), trusted: Collection[ReadKey] = ()) -> None:
         self.arrays, self.make = dict(arrays), make
-        self.others = frozenset(others)
+        self.others, self.trusted = frozenset(others), frozenset(trusted)
         self.reads: dict[str, str] = {}
 
     @classmethod
-    def of(cls, ir: CellIR, args: Sequence[Any], make: Callable[[int, int], str]) -> ArgReads:
+    def of(cls, ir: CellIR, args: Sequence[Any], make: Callable[[int, int], str],
+           trusted: Collection[ReadKey] = ()) -> ArgReads:
         """The checked reads of every array among ``args``, the cell's arguments (the
         others, ``others``, left to numba, which checks a tuple's or a list's index, with
-        the table, whose reads the rewrite serves)."""
+        the table, whose reads the rewrite serves), but the reads ``trusted`` names
+        (proven inside their arrays: :class:`depgraph.analysis.proof.Trusted`), left as
+        they are."""
         import numpy as np
 
         arrays = {p: k for k, (p, a) in enumerate(zip(ir.params, args))
                   if isinstance(a, np.ndarray)}
-        return cls(arrays, make, {ir.table, *ir.params} - set(arrays))
+        return cls(arrays, make, {ir.table, *ir.params} - set(arrays), trusted)
 
     def __call__(self, array: str, count: int) -> str:
         position = self.arrays[array]

@@ -20,8 +20,11 @@ data and the size.  So a plan is always made for the very recurrence being fille
   their offsets a hyperplane (any dimension), else the regions a sample of cells' reads
   fall in a pattern (2-D; :mod:`depgraph.frontend.sample`, only a guess), and the fill
   checks, where it runs, that each read is in the table and in the pattern's regions
-  (on an earlier hyperplane), and each value fits.  No table is filled before the fill
-  (a guess runs a few dozen cells over zeros); a fill
+  (on an earlier hyperplane), and each value fits, but for the reads a proof covers
+  (:func:`depgraph.analysis.certify.trusted_reads`: process scheduling's ``M[k + 1, a]``
+  and its reads of ``p`` and ``P``, where only ``M[k + 1, a + p[k]]`` may leave the
+  table).  No table is filled before the fill (a guess runs a few dozen cells over
+  zeros); a fill
   whose checks fail is not used, and the caller plans again with a checked sweep, which
   names the cell.
 - other 2-D tables whose cell function's source is available: a *checked sweep* — the compiled
@@ -50,7 +53,9 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.analysis.certify import Certificate, certificate, may_raise, unproven_hyperplane
+from depgraph.analysis.certify import (Certificate, certificate, may_raise, trusted_reads,
+                                       unproven_hyperplane)
+from depgraph.analysis.proof import Trusted
 from depgraph.analysis.pipeline import Analysis, analyze
 from depgraph.analysis.schedule import source_hyperplane
 from depgraph.errors import CellFunctionError, CompileError, OutOfBoundsError, RecurrenceError
@@ -101,6 +106,9 @@ class Plan:
     hyperplane : Hyperplane or None
         Where no pattern fits: the hyperplane the reads allow
         (:mod:`depgraph.analysis.schedule`), ``None`` when none does.
+    trusted : Trusted or None
+        For a checked fill: the reads a proof covers, which it need not check
+        (:func:`depgraph.analysis.certify.trusted_reads`).
     """
 
     recurrence: Recurrence
@@ -116,6 +124,7 @@ class Plan:
     notes: tuple[str, ...] = field(default=())
     cell_s: float | None = None
     hyperplane: Hyperplane | None = None
+    trusted: Trusted | None = None
 
     @property
     def reference(self) -> np.ndarray:
@@ -389,7 +398,8 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
             f"table, on an earlier hyperplane), and each value, where it runs")
     return Plan(rec, ir, regions, () if regions is not None else None, None,
                 None if regions is None else sweep_for(regions), None, None, "checked fill",
-                time.perf_counter() - t0, (note,), hyperplane=found)
+                time.perf_counter() - t0, (note,), hyperplane=found,
+                trusted=trusted_reads(rec, ir))
 
 
 def _guessed(rec: Recurrence, ir: CellIR, possible: tuple[str, ...], t0: float) -> Plan | str:
@@ -415,9 +425,11 @@ def _guessed(rec: Recurrence, ir: CellIR, possible: tuple[str, ...], t0: float) 
 def _pattern_plan(rec: Recurrence, ir: CellIR, regions: tuple[str, ...], pattern: str,
                   note: str, t0: float) -> Plan:
     """The plan of a fill by ``pattern`` that checks its own reads, which may fall in
-    ``regions`` (``note`` says how that is known; planning began at ``t0``)."""
+    ``regions`` (``note`` says how that is known; planning began at ``t0``), but those a
+    proof covers."""
+    trusted = trusted_reads(rec, ir)
     return Plan(rec, ir, regions, matching(regions), pattern, sweep_for(regions), None, None,
-                "checked fill", time.perf_counter() - t0, (note,))
+                "checked fill", time.perf_counter() - t0, (note,), trusted=trusted)
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,

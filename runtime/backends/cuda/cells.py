@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.proof import Trusted
 from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import Narrowing
 from depgraph.frontend.source import Position, SourceUnavailable, function_namespace
@@ -39,7 +40,7 @@ from runtime.backends.rewrite import (
     ArgReads,
     OffsetReads,
     arg_read_source,
-    guarded_read_source,
+    guarded_reads,
     hyperplane_read_source,
     rewrite_reads,
 )
@@ -269,13 +270,15 @@ class Checks:
     of the original table of a sheared one
     (:func:`runtime.backends.rewrite.hyperplane_read_source`); and, unless ``bounds`` is
     ``None``, each value inside ``bounds`` (an integer table's range, where no proof
-    says it fits)."""
+    says it fits).  What ``trusted`` proves goes unchecked: reads of arguments'
+    elements, and, guarding ``allowed``, reads of ``M`` proven in those regions."""
 
     ir: CellIR
     allowed: tuple[str, ...]
     bounds: tuple[int, int] | None
     order: tuple[int, ...] | None = None
     frame: Shear | None = None
+    trusted: Trusted | None = None
 
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
@@ -295,19 +298,21 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         loadable(rec.dtype)
         names.update(coherent_names(cuda))
     widen = simulated() and np.dtype(rec.dtype).kind in "iu"
+    trusted = checks.trusted
     if checks.order is None:
         load = "LOAD(M, (int64(a), int64(b)))" if coherent else "M[a, b]"
         load = f"int64({load})" if widen else load
-        read = OffsetReads(lambda d: guarded_read_source(checks.allowed, load, 0, d), 2)
+        read = guarded_reads(checks.allowed, load, 0, trusted)
     else:
         where = [f"a{k}" for k in range(rec.ndim)]
         load = (f"LOAD(M, ({', '.join(f'int64({a})' for a in where)},))" if coherent
                 else f"M[{', '.join(where)}]")
         load = f"int64({load})" if widen else load
-        read = OffsetReads(lambda d: hyperplane_read_source(checks.order, load, 0,
+        read = OffsetReads(lambda d, _: hyperplane_read_source(checks.order, load, 0,
                                                             checks.frame, d), rec.ndim)
     args = ArgReads.of(checks.ir, rec.args,
-                       lambda p, count: arg_read_source(p, count, rec.ndim, 0))
+                       lambda p, count: arg_read_source(p, count, rec.ndim, 0),
+                       trusted.elements if trusted else ())
     inner = rewritten_cell(rec, checks.ir, read, names, stop=f"{CHECK}[0] != 0", arg_reads=args)
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))
