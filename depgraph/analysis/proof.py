@@ -266,6 +266,34 @@ class Trusted:
         """As :meth:`Certificate.violated`."""
         return _violated(self.requires, rec, params, table)
 
+    def summary(self, allowed: tuple[str, ...] | frozenset[str] = ()) -> str:
+        """What a fill in the order of a pattern whose regions are ``allowed`` (none: an
+        order no proof covers, so of ``M`` nothing) leaves unchecked, in words; ``""``
+        when nothing.
+
+        Examples
+        --------
+        >>> t = Trusted(((("M[k + 1, a]", 8), ("Down",)),), (("p[k]", 8),),
+        ...             edges=((("M[k + 1, a + p[k]]", 8), ((True, True), (True, False))),))
+        >>> t.summary(("Down", "DownLeft", "DownRight"))
+        'M[k + 1, a] (line 8) in bounds; p[k] (line 8) inside its array; M[k + 1, a + p[k]] (line 8) inside all but the last column'
+        >>> t.summary()
+        'p[k] (line 8) inside its array'
+        """
+        def names(keys: Any) -> str:
+            return ", ".join(f"{text} (line {line})" for text, line in keys)
+
+        parts = [f"{names(sorted(self.reads_in(allowed), key=lambda k: k[1]))} in bounds"
+                 if self.reads_in(allowed) else "",
+                 f"{names(self.elements)} inside {'its array' if len(self.elements) == 1 else 'their arrays'}"
+                 if self.elements else ""]
+        for key, edges in self.edges if allowed else ():
+            axes = ("row", "column") if len(edges) == 2 else [f"index {k}" for k in range(len(edges))]
+            missing = [f"{'first' if side == 0 else 'last'} {axis}"
+                       for axis, held in zip(axes, edges) for side in (0, 1) if not held[side]]
+            parts.append(f"{names([key])} inside all but the {' and '.join(missing)}")
+        return "; ".join(p for p in parts if p)
+
     def to_json(self) -> dict[str, Any]:
         return {"reads": [[text, line, list(regions)] for (text, line), regions in self.reads],
                 "elements": [[text, line] for text, line in self.elements],

@@ -396,10 +396,11 @@ def in_fill_plan(rec: Recurrence, ir: CellIR) -> Plan | str:
                 f"({', '.join(regions)}), no hyperplane fits ({why}), and {guessed}")
     note = (f"{why}: hyperplane pi = {found.text()}; the fill checks each read (in the "
             f"table, on an earlier hyperplane), and each value, where it runs")
+    trusted = trusted_reads(rec, ir)
     return Plan(rec, ir, regions, () if regions is not None else None, None,
                 None if regions is None else sweep_for(regions), None, None, "checked fill",
-                time.perf_counter() - t0, (note,), hyperplane=found,
-                trusted=trusted_reads(rec, ir))
+                time.perf_counter() - t0, (note,) + _unchecked(trusted), hyperplane=found,
+                trusted=trusted)
 
 
 def _guessed(rec: Recurrence, ir: CellIR, possible: tuple[str, ...], t0: float) -> Plan | str:
@@ -429,7 +430,15 @@ def _pattern_plan(rec: Recurrence, ir: CellIR, regions: tuple[str, ...], pattern
     proof covers."""
     trusted = trusted_reads(rec, ir)
     return Plan(rec, ir, regions, matching(regions), pattern, sweep_for(regions), None, None,
-                "checked fill", time.perf_counter() - t0, (note,), trusted=trusted)
+                "checked fill", time.perf_counter() - t0,
+                (note,) + _unchecked(trusted, BY_CODE[pattern].allowed), trusted=trusted)
+
+
+def _unchecked(trusted: Trusted | None, allowed: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The note saying what a checked fill in the order of a pattern whose regions are
+    ``allowed`` (none: another order) leaves to the proof ``trusted``, if anything."""
+    said = trusted.summary(tuple(sorted(allowed))) if trusted else ""
+    return (f"a proof covers {said}: the fill leaves that unchecked",) if said else ()
 
 
 def make_plan(rec: Recurrence, ir: CellIR | None = None, need_stages: bool = False,

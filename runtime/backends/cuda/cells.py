@@ -280,6 +280,13 @@ class Checks:
     frame: Shear | None = None
     trusted: Trusted | None = None
 
+    @property
+    def label(self) -> str:
+        """What a fill's label says of these checks."""
+        proven = self.trusted and (self.trusted.reads or self.trusted.elements
+                                   or self.trusted.edges)
+        return "every read checked" + (" but what a proof covers" if proven else "")
+
 
 def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
     """The cell function as a device function ``cell(M, x0, x1, ..., *args, ck)`` that checks

@@ -139,7 +139,7 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, hyperplane: Hyperplane,
         checks = checks or Checks(ir, (), None, pi)
     nargs = len(rec.args) + (checks is not None)
     source = hyperplane_step_source(pi, nargs)
-    label = "every read checked" if checks else ""
+    label = checks.label if checks else ""
     if not cooperative:
         cell = checked_cell(rec, checks, coherent=False) if checks else None
         kern = compile_kernel(rec, source, "step", cell)

@@ -138,7 +138,7 @@ def pattern_fill(rec: Recurrence, pattern_index: int, steps: int, layout: str = 
                  (dM, t, *dargs)) for t in range(steps)]
 
     return run(rec, kern, layout, copy_back, launches,
-               label="a launch per step" + (", every read checked" if checks else ""),
+               label="a launch per step" + (f", {checks.label}" if checks else ""),
                checks=checks is not None)
 
 
@@ -167,7 +167,7 @@ def cooperative_fill(rec: Recurrence, ir: CellIR, pattern_index: int, layout: st
         return [(most if blocks is None else min(blocks, most), threads, args)]
 
     return run(rec, kern, layout, copy_back, launches,
-               label="one cooperative launch" + (", every read checked" if checks else ""),
+               label="one cooperative launch" + (f", {checks.label}" if checks else ""),
                checks=checks is not None)
 
 
