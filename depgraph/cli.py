@@ -223,14 +223,15 @@ def _process_age() -> float | None:
         return None
 
 
-def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, float],
+def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, float | None],
             fill_s: float, write_s: float, **after: float | None) -> dict[str, float | None]:
     """Where the command's time went: start-up (the interpreter and imports), loading the
-    file, the fill's own phases (``listed``) and the rest of the fill (the GPU's context,
-    the cost model, memory checks), writing, and any phases ``after`` it; ``total_s`` is
-    their sum."""
+    file, the fill's own phases (``listed``) and the rest of the fill (choosing the
+    schedule, memory checks, allocating the table), writing, and any phases ``after``
+    it; ``total_s`` is their sum."""
     phases = {"startup_s": start, "load_s": load_s, **listed,
-              "fill_rest_s": max(0.0, fill_s - sum(listed.values())), "write_s": write_s,
+              "fill_rest_s": max(0.0, fill_s - sum(v for v in listed.values() if v)),
+              "write_s": write_s,
               **after}
     phases["total_s"] = (start or 0.0) + time.perf_counter() - t0
     return phases
@@ -313,8 +314,11 @@ def _run(args: argparse.Namespace) -> int:
             **({"solution": found.to_json(), "solution_summary": found.summary()}
                if found else {}),
             "phases": _phases(start, t0, t1 - t0, {
-                "plan_s": res.plan_s, "compile_s": res.compile_s, "h2d_s": res.h2d_s,
-                "compute_s": res.compute_s, "d2h_s": res.d2h_s}, t2 - t1 - res.solution_s,
+                "gpu_start_s": res.gpu_start_s if res.backend == "cuda" else None,
+                "plan_s": res.plan_s, "calibrate_s": res.calibrate_s or None,
+                "compile_s": res.compile_s,
+                "h2d_s": res.h2d_s, "compute_s": res.compute_s, "d2h_s": res.d2h_s},
+                t2 - t1 - res.solution_s,
                 t3 - t2, **({"solution_s": res.solution_s} if found else {}), **released)}
     if found and found.note:
         data["notes"].append(found.note)

@@ -46,7 +46,7 @@ from runtime.backends.cuda.cells import Checks
 from runtime.backends.cuda.device import DeviceFill, require
 from runtime.backends.cuda.recovery import DeviceCells
 from runtime.backends.walk import value_bounds
-from runtime.schedule import costmodel
+from runtime.schedule import costmodel, cpu_model
 from runtime.schedule.choose import TILE, choose_schedule, light, resolve_backend
 from runtime.schedule.plan import Plan, certified_plan, in_fill_plan, make_plan, shear_of
 
@@ -95,6 +95,11 @@ class FillResult:
     solution_s : float
         Recovering it (on the host; from the device's table a tile at a time when the
         table stayed there: :class:`runtime.backends.cuda.recovery.DeviceCells`).
+    gpu_start_s : float
+        Making the GPU usable: numba.cuda's import, the driver's start and the device's
+        context (0 on the host backends).
+    calibrate_s : float
+        Measuring a cost model (the CPU's or the GPU's), once a machine: 0 when kept.
     """
 
     table: np.ndarray | None
@@ -115,6 +120,8 @@ class FillResult:
     pi: tuple[int, ...] | None = None
     solution: Solution | None = None
     solution_s: float = 0.0
+    gpu_start_s: float = 0.0
+    calibrate_s: float = 0.0
 
     @property
     def cells(self) -> int:
@@ -136,6 +143,8 @@ class FillResult:
             "d2h_s": self.d2h_s,
             "plan_s": self.plan_s,
             "compile_s": self.compile_s,
+            "gpu_start_s": self.gpu_start_s,
+            "calibrate_s": self.calibrate_s,
             "cells_per_s": cells / self.compute_s if self.compute_s > 0 else None,
             "verified": self.verified,
             "on_device": self.device_table is not None,
@@ -534,9 +543,11 @@ def fill(
     >>> int(r.table[3, 4]), r.schedule, r.pattern, r.verified
     (35, 'pattern', 'NOSE', 'equals the sequential reference exactly')
     """
+    measured = cpu_model.measuring_s()
     with cpu.thread_count(threads):
         res = _fill(rec, backend, schedule, verify, copy_back or callable(rec.target), plan,
                     progress)
+    res = replace(res, calibrate_s=cpu_model.measuring_s() - measured)
     if solution is False:
         return res
     t0 = time.perf_counter()
@@ -564,8 +575,10 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
         raise UsageError(f"{setting('schedule', schedule)} runs on the cuda backend")
     if name == "python" and schedule == "tiled":
         raise UsageError(f"{setting('schedule', schedule)} runs on the cpu and cuda backends")
+    started = time.perf_counter()
     if name == "cuda":
-        require()
+        require().current_context()  # made here, not inside a phase the fill times
+    gpu_start_s = time.perf_counter() - started
     copy_back = copy_back or verify
     ir = plan.ir if plan is not None else cell_ir(rec)
     tried = False  # whether a certificate was asked for already
@@ -629,7 +642,7 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
     return FillResult(host, name, sched, plan.pattern if sched in ("pattern", "tiled") else None,
                       steps, compute, h2d, d2h, plan.seconds, jit, tuple(notes), verified,
                       None if host is not None else table, target, value,
-                      None if linear is None else linear.pi)
+                      None if linear is None else linear.pi, gpu_start_s=gpu_start_s)
 
 
 def _plan(rec: Recurrence, ir: CellIR, schedule: str, backend: str, name: str,

@@ -82,7 +82,7 @@ from runtime.backends.cuda.bands import BAND_THREADS, band_fill
 from runtime.backends.cuda.device import multiprocessors
 from runtime.backends.cuda.steps import cooperative_fill
 from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing
-from runtime.schedule.cpu_model import best_of
+from runtime.schedule.cpu_model import best_of, measuring
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
            "probe", "rows_probe", "strip_steps", "PROBE_DTYPE", "PARTS", "measure_steps",
@@ -199,7 +199,8 @@ def calibration(refresh: bool = False, progress: Progress | None = None,
         done = (progress(f"calibrating the GPU cost model ({what}), once for {card} "
                          f"(cached in {path}); steps", measure_steps(parts, cal))
                 if progress else lambda step: None)
-        cal = measure(card, code, done, parts, cal)
+        with measuring():
+            cal = measure(card, code, done, parts, cal)
         write_json(path, asdict(cal))
     _MEMO[card] = cal
     return cal

@@ -52,7 +52,8 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -65,8 +66,8 @@ from depgraph.usercache import code_digest, measured_file, read_json, write_json
 from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
-__all__ = ["CpuCosts", "calibration", "predict", "predict_steps", "step_widths", "MARGIN",
-           "LOOP_CELLS", "SCATTERED", "busy_cores", "best_of"]
+__all__ = ["CpuCosts", "calibration", "measuring", "measuring_s", "predict", "predict_steps",
+           "step_widths", "MARGIN", "LOOP_CELLS", "SCATTERED", "busy_cores", "best_of"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
@@ -198,6 +199,39 @@ def _row_cell(M: Any, i: int, j: int, X: Any, Y: Any) -> int:
 
 
 _MEMO: dict[tuple[str, int], CpuCosts] = {}
+#: Seconds this process has spent measuring cost models, and how deep the measures now
+#: running are nested (a measure inside another counts once).
+_MEASURING = {"seconds": 0.0, "depth": 0}
+
+
+@contextmanager
+def measuring() -> Iterator[None]:
+    """Time what runs inside as measuring a cost model, this module's or the GPU's
+    (:func:`measuring_s`)."""
+    t0 = time.perf_counter()
+    _MEASURING["depth"] += 1
+    try:
+        yield
+    finally:
+        _MEASURING["depth"] -= 1
+        if _MEASURING["depth"] == 0:
+            _MEASURING["seconds"] += time.perf_counter() - t0
+
+
+def measuring_s() -> float:
+    """Seconds this process has spent measuring cost models so far: a fill that measures
+    one reports the difference as its calibration phase.
+
+    Examples
+    --------
+    >>> before = measuring_s()
+    >>> with measuring():
+    ...     with measuring():
+    ...         time.sleep(0.01)
+    >>> 0.01 <= measuring_s() - before < 0.5
+    True
+    """
+    return _MEASURING["seconds"]
 
 
 def calibration(threads: int) -> CpuCosts:
@@ -216,7 +250,8 @@ def calibration(threads: int) -> CpuCosts:
     except TypeError:  # none, or an old or damaged file
         costs = None
     if costs is None or costs.code != code or (costs.machine, costs.threads) != key:
-        costs = _measure(machine, threads, code)
+        with measuring():
+            costs = _measure(machine, threads, code)
         write_json(path, asdict(costs))
     _MEMO[key] = costs
     return costs
