@@ -48,7 +48,8 @@ from runtime.schedule.plan import (  # noqa: E402
 
 
 def drift(n: int):
-    """A straight RUD recurrence whose second read's column comes from its data."""
+    """A straight RUD recurrence whose second read's column comes from its data, clamped
+    into the table (a proof covers it)."""
     d = np.random.default_rng(n).integers(-3, 4, n).astype(np.int64)
 
     @recurrence(shape=(n + 1, n + 1), dtype=np.int32, args=(d,))
@@ -61,6 +62,21 @@ def drift(n: int):
     return drift
 
 
+def wrap(n: int):
+    """drift with its column wrapped round a table of a power of two columns (a bit
+    mask, which no proof follows)."""
+    d = np.random.default_rng(n).integers(-3, 4, n).astype(np.int64)
+    mask = (1 << n.bit_length()) - 1
+
+    @recurrence(shape=(n + 1, mask + 1), dtype=np.int32, args=(d,))
+    def wrap(M, i, j, d):
+        if i == 0:
+            return j % 7
+        return max(M[i - 1, j], M[i - 1, (j + d[i - 1]) & mask] + 1) % 1000
+
+    return wrap
+
+
 def catalog(name: str, size: int):
     """The catalog's example ``name`` at family size ``size``."""
     return load(ROOT / f"examples/catalog/{name}.py", size=size)
@@ -71,6 +87,7 @@ def catalog(name: str, size: int):
 CASES = {
     "lcs": lambda n: load(ROOT / "examples/lcs.py", size=n),
     "drift": drift,
+    "wrap": wrap,
     "integer knapsack": lambda n: catalog("integer_knapsack", n // 10),
     "transportation": lambda n: catalog("transportation", n // 10),
     # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states

@@ -660,3 +660,21 @@ def test_the_reads_proven_where_no_certificate_is_are_those_of_premises_the_data
         assert t.elements == (("d[i - 1]", 5), ("d[i - 1]", 7))
         assert dict(t.edges)[key] == ((True, True), (low, False))
         assert ("min(d) >= 0" in map(str, t.requires)) == low
+
+
+def test_a_column_clamped_by_min_and_max_is_proven(write_rec):
+    # min(max(j + d, 0), m - 1): at least 0 (both of the min's arguments are), at most
+    # m - 1; any shift d, so no requirement on d's data
+    rec = load(write_rec("""
+d = np.array([3, -5, 1, 0, -2])
+@recurrence(shape=(6, 7), dtype=np.int64, args=(d,))
+def drift(M, i, j, d):
+    if i == 0:
+        return j
+    k = min(max(j + d[i - 1], 0), M.shape[1] - 1)
+    return max(M[i - 1, j], M[i - 1, k] + 1)
+"""))
+    cert = certificate(rec)
+    assert isinstance(cert, Certificate) and cert.patterns == ("RUD",)
+    assert [str(r) for r in cert.requires] == ["d.shape[0] == M.shape[0] - 1"]
+    assert fill(rec, backend="cpu", verify=True).verified

@@ -275,7 +275,7 @@ d = np.random.default_rng(5).integers(-3, 4, 4096)
 def drift(M, i, j, d):
     if i == 0:
         return j % 7
-    return max(M[i - 1, j], M[i - 1, min(max(j + d[i - 1], 0), 4095)] + 1) % 1000
+    return max(M[i - 1, j], M[i - 1, (j + d[i - 1]) % 4096] + 1) % 1000
 """))
     r = fill(drift, backend="cuda", verify=True)
     assert "cooperative launch, every read checked" in " ".join(r.notes) and r.verified

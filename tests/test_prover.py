@@ -118,3 +118,19 @@ def test_an_elements_read_is_trusted_only_inside_its_array_on_every_path():
     t = _trusted(cell, (np.zeros(9, np.int64),), (6, 9))
     assert t.elements == (("w[j]", 3),)
     assert [str(r) for r in t.requires] == ["w.shape[0] == M.shape[1]"]
+
+
+@pytest.mark.parametrize("index, bounds", [
+    ("min(max(j - 2, 0), M.shape[1] - 1)", (0, None)),  # each argument at least 0
+    ("min(j, d)", (None, None)),  # d has no least value: nor has the min
+    ("max(min(j, 3), 1)", (1, 3)),  # the inner min at most 3, the outer max at least 1
+    ("max(i, j - 9)", (0, None)),
+])
+def test_a_min_is_at_least_the_least_of_its_arguments_and_a_max_at_most_the_greatest(
+        index, bounds):
+    def cell(M, i, j, d):
+        return M[i, j]
+
+    walk = Walk(read_cell(cell, 2), (5,), (4, 6))
+    x = walk.polynomial(ast.parse(index, mode="eval").body, {})
+    assert Prover(walk, None).interval(x, ()) == bounds

@@ -56,6 +56,35 @@ class Prover:
         self.coefficients: dict[Any, dict[Any, Any]] = {}
         self.memo: dict[Any, Any] = {}
         self.known: dict[tuple, list[Any]] = {}
+        self._extrema_bounds()
+
+    def _extrema_bounds(self) -> None:
+        """Add to the domain what the walk's bounds on a ``min`` (``max``) do not say:
+        ``min(a, b, ...)`` is one of its arguments, so at least the least of their least
+        values over the domain (``max``: at most the greatest of their greatest), where
+        each has one; inner calls first, so an outer one sees their bounds (drift's
+        ``min(max(j + d, 0), m - 1) >= 0``).
+
+        Examples
+        --------
+        >>> import ast
+        >>> from depgraph.analysis.symbolic import Walk
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     return M[i, min(max(j - 2, 0), M.shape[1] - 1)]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> x = w.polynomial(ast.parse("min(max(j - 2, 0), M.shape[1] - 1)", mode="eval").body, {})
+        >>> Prover(w, None).interval(x, ())
+        (0, None)
+        """
+        for name, forms, x in self.walk.extrema:
+            side = 1 if name == "min" else -1
+            leasts = [self.least(side * f, ()) for f in forms]
+            if all(v is not None and v != "never" for v in leasts):
+                self.domain.append(("ge", side * x - min(leasts)))
+                self.domain_forms.add(self.domain[-1][1])
+                self.memo.clear()  # found without the new fact
+                self.known.clear()
 
     def least(self, form: Any, premises: tuple, products: bool = True) -> Any:
         """The least value of ``form``; ``None`` when unbounded, ``"never"`` when the

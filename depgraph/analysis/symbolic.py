@@ -117,6 +117,9 @@ class Walk:
         self.untraced: list[tuple[str, int]] = []
         #: what holds of the symbols of ``max``/``min`` calls wherever they are computed
         self.bounds: list[tuple[str, Any]] = []
+        #: each ``max`` (``min``) call's symbol, with its function's name and its
+        #: arguments' forms, in the order first met (an inner call before an outer one)
+        self.extrema: list[tuple[str, tuple[Any, ...], Any]] = []
         self.paths = 0
         self.loops = 0
 
@@ -493,6 +496,7 @@ class Walk:
         if not known:
             side = 1 if name == "max" else -1
             self.bounds += [("ge", side * (x - f)) for f in forms]
+            self.extrema.append((name, tuple(forms), x))
         return x
 
     def _assign(self, s: ast.stmt, env: dict[str, Any]) -> None:
