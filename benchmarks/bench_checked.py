@@ -1,13 +1,15 @@
 """What a fill's own read checks cost: the same pattern fill with and without them.
 
 A fill whose reads no certificate proves checks each read (in the table, in a region the
-pattern has filled) and each value where it runs (``runtime.run.fill``'s "checked fill").
+pattern has filled) and each value where it runs (``runtime.run.fill``'s "checked fill"),
+but what a proof covers all the same (the plan's ``trusted``, which the fills here take).
 This times that fill against the unchecked one on the same recurrence, side by side in
 interleaved rounds (plain, checked, plain, checked...; compile excluded), the median of
 ``--repeat`` rounds each, on the CPU (all cores, or one with ``--sequential``) and, with
 ``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Cases
-(``--cases``, by name; all by default): LCS (straight, NOSE), a straight row recurrence
-whose column read depends on its data (RUD), the catalog's integer knapsack and
+(``--cases``, by name; all by default): LCS (straight, NOSE), straight row recurrences
+whose column read depends on their data (RUD: drift's clamped into the table, proven
+since; wrap's by a bit mask, which no proof follows), the catalog's integer knapsack and
 transportation problem (a loop per cell, both proven since), and the catalog's examples
 whose reads or values no certificate proves.  Where no fill can check its own reads
 (no pattern allows every region their constant offsets, a certificate or a sample of the
