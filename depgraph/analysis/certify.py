@@ -45,7 +45,7 @@ import builtins
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -170,20 +170,25 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
         return walk
     fn = ir.definition()
     why = ""
-    sizes = tuple(walk.facts())
-    data = sizes + tuple(walk.ceilings())
-    floors = LADDER if walk.indexing() else (None,)
-    # the size facts only where needed, the data's ceilings only where those are not enough
-    for facts in dict.fromkeys(((), sizes, data)):
-        for floor in floors:
-            prover = Prover(walk, floor, facts)
-            found = prove(prover)
-            if isinstance(found, Certificate):
-                found, prover = _fewest_facts(found, prover)
-                return dataclasses.replace(found, floats=_floats(fn, walk.params,
-                                                                 walk.namespace)), prover
-            why = why or found
+    for attempt in _provers(walk):
+        found = prove(attempt)
+        if isinstance(found, Certificate):
+            found, attempt = _fewest_facts(found, attempt)
+            return dataclasses.replace(found, floats=_floats(fn, walk.params,
+                                                             walk.namespace)), attempt
+        why = why or found
     return why
+
+
+def _provers(walk: Walk) -> Iterator[Prover]:
+    """Provers of ``walk``'s reads under more and more premises, in the order a proof
+    tries them: the size facts only where needed, the data's ceilings only where those
+    are not enough, and for each, the floors of :data:`LADDER` on the data whose
+    elements index ``M`` (none where no element does)."""
+    sizes = tuple(walk.facts())
+    for facts in dict.fromkeys(((), sizes, sizes + tuple(walk.ceilings()))):
+        for floor in LADDER if walk.indexing() else (None,):
+            yield Prover(walk, floor, facts)
 
 
 def _walked(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...],
@@ -224,11 +229,7 @@ def trust(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
     walk = _walked(ir, args, shape, lenient=True)
     if isinstance(walk, str):
         return walk
-    sizes = tuple(walk.facts())
-    return tuple(dict.fromkeys(
-        prover.trusted(Prover(walk, floor, facts))
-        for facts in dict.fromkeys(((), sizes, sizes + tuple(walk.ceilings())))
-        for floor in (LADDER if walk.indexing() else (None,))))
+    return tuple(dict.fromkeys(prover.trusted(p) for p in _provers(walk)))
 
 
 def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prover]:

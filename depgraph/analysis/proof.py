@@ -234,9 +234,8 @@ class Trusted:
     ``()`` otherwise), each other read of ``M`` proven inside some of the table's edges
     (``edges``: its :data:`Edges`), and each read of an array argument's element proven
     inside the array (``elements``), provided ``requires`` holds of the data and sizes.
-    A fill
-    that checks its own reads need check only the others: a proof's premises are the
-    tests of its path, which the fill computes from the values it really reads (a
+    A fill that checks its own reads need check only the others: a proof's premises are
+    the tests of its path, which the fill computes from the values it really reads (a
     failed checked read returns an element the data requirements hold of).
 
     Examples
@@ -283,12 +282,13 @@ class Trusted:
         def names(keys: Any) -> str:
             return ", ".join(f"{text} (line {line})" for text, line in keys)
 
-        parts = [f"{names(sorted(self.reads_in(allowed), key=lambda k: k[1]))} in bounds"
-                 if self.reads_in(allowed) else "",
-                 f"{names(self.elements)} inside {'its array' if len(self.elements) == 1 else 'their arrays'}"
-                 if self.elements else ""]
+        whole = sorted(self.reads_in(allowed), key=lambda k: k[1])
+        arrays = "its array" if len(self.elements) == 1 else "their arrays"
+        parts = [f"{names(whole)} in bounds" if whole else "",
+                 f"{names(self.elements)} inside {arrays}" if self.elements else ""]
         for key, edges in self.edges if allowed else ():
-            axes = ("row", "column") if len(edges) == 2 else [f"index {k}" for k in range(len(edges))]
+            axes = (("row", "column") if len(edges) == 2
+                    else [f"index {k}" for k in range(len(edges))])
             missing = [f"{'first' if side == 0 else 'last'} {axis}"
                        for axis, held in zip(axes, edges) for side in (0, 1) if not held[side]]
             parts.append(f"{names([key])} inside all but the {' and '.join(missing)}")

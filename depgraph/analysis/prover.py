@@ -204,11 +204,13 @@ def prove(prover: Prover, elements_first: bool = False) -> Certificate | str:
         return outside
     proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     for read in walk.reads:
-        found = _read_proof(prover, read)
+        edges = _edges(prover, read)
+        if edges is None:
+            continue  # a path never taken (with the extents' facts, say)
+        found = _read_proof(prover, read, edges)
         if isinstance(found, str):
             return found
-        if found is not None:
-            _merge(proven, read, *found)
+        _merge(proven, read, *found)
     outside = None if elements_first else _outside(prover)
     if outside:
         return outside
@@ -247,21 +249,21 @@ def trusted(prover: Prover) -> Trusted:
     walk = prover.walk
     proven: dict[tuple[str, int], tuple[tuple[str, ...], tuple[Span, ...], set[str]]] = {}
     failed = set(walk.untraced)
+    held: dict[tuple[str, int], Edges] = {}  # the edges proven on every path of a read
     for read in walk.reads:
-        found = _read_proof(prover, read)
+        edges = _edges(prover, read)
+        if edges is None:
+            continue  # a path never taken
+        key = (read.text, read.line)
+        held[key] = tuple((a[0] and b[0], a[1] and b[1])
+                          for a, b in zip(held.get(key, edges), edges))
+        found = _read_proof(prover, read, edges)
         if isinstance(found, str):
-            failed.add((read.text, read.line))
-        elif found is not None:
+            failed.add(key)
+        else:
             _merge(proven, read, *found)
     reads = tuple((key, tuple(sorted(regions))) for key, (_, _, regions)
                   in sorted(proven.items(), key=lambda kv: kv[0][1]) if key not in failed)
-    held: dict[tuple[str, int], Edges] = {}
-    for read in walk.reads:
-        key = (read.text, read.line)
-        found = _edges(prover, read) if key in failed else None
-        if found is not None:  # on every path: the edges proven on each
-            held[key] = tuple((a[0] and b[0], a[1] and b[1])
-                              for a, b in zip(held.get(key, found), found))
     inside: dict[tuple[str, int], bool] = {}
     for array, read in walk.elements:
         key = (read.text, read.line)
@@ -269,7 +271,8 @@ def trusted(prover: Prover) -> Trusted:
     return Trusted(reads, tuple(key for key, kept in inside.items() if kept),
                    _requirements(prover),
                    tuple((key, edges) for key, edges in held.items()
-                         if key not in walk.untraced and any(sum(edges, ()))))
+                         if key in failed and key not in walk.untraced
+                         and any(sum(edges, ()))))
 
 
 def _requirements(prover: Prover) -> tuple[Requirement, ...]:
@@ -282,15 +285,12 @@ def _requirements(prover: Prover) -> tuple[Requirement, ...]:
             + tuple(req for _, req in prover.facts))
 
 
-def _read_proof(prover: Prover, read: PathRead
-                ) -> tuple[tuple[str, ...], tuple[Span, ...], set[str]] | str | None:
-    """One path's read of ``M`` proven in bounds: its offsets' source text and spans, and
-    the regions it may fall in (a 2-D table's); ``None`` for a path never taken; or why
-    it is not proven."""
+def _read_proof(prover: Prover, read: PathRead, edges: Edges
+                ) -> tuple[tuple[str, ...], tuple[Span, ...], set[str]] | str:
+    """One path's read of ``M``, taken, whose :func:`_edges` are ``edges``, proven in
+    bounds: its offsets' source text and spans, and the regions it may fall in (a 2-D
+    table's); or why it is not proven."""
     walk = prover.walk
-    edges = _edges(prover, read)
-    if edges is None:
-        return None  # a path never taken (with the extents' facts, say)
     if not all(sum(edges, ())):
         return f"the read {read.text} (line {read.line}) may leave the table"
     spans = []
