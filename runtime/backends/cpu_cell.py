@@ -127,7 +127,7 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
         ns = function_namespace(rec.func)
         first = f"ck[{ARG}] == 0" if ir.ndim == 2 else None  # the slots hold a 2-D cell
         args = ArgReads.of(ir, rec.args, lambda p, count: arg_read_source(
-            p, count, ir.ndim, ARG, first), trusted.elements if trusted else ())
+            p, count, ir.ndim, ARG, first), trusted)
         stop = f"{CHECK}[{OOB}] != 0 or {CHECK}[{ARG}] != 0"
         if allowed is None and order is None:
             ns["_dg_read"] = _checked_read2()

@@ -376,11 +376,11 @@ class OffsetReads:
     leaving untested the table's edges that ``edges`` says a proof holds (``None``:
     none).  ``reads`` maps each read's name to its source; ``"_dg_read"``, the read at
     unknown offsets, is always among them (a cell that reassigns an index calls it).
-    What a proof covers (``trusted``, :class:`depgraph.analysis.proof.Trusted`) is used
-    where the caller's order is a 2-D pattern's, whose regions are ``allowed``: a read
-    proven in bounds and in them calls ``plain`` (source defining ``read``, the load
-    alone: :func:`trusted_read_source`), a read proven inside some of the table's edges
-    tests only the others.
+    The reads ``trusted`` names (:data:`depgraph.analysis.proof.ReadKey`: proven in
+    bounds and in the caller's order) call ``plain`` (source defining ``read``, the load
+    alone: :func:`trusted_read_source`); a read ``edges`` names, proven inside some of
+    the table's edges, tests only the others (:func:`guarded_reads` makes both from a
+    proof).
 
     Examples
     --------
@@ -395,12 +395,11 @@ class OffsetReads:
     """
 
     def __init__(self, make: Callable[[tuple[int | None, ...], Edges | None], str], ndim: int,
-                 trusted: Trusted | None = None, allowed: Collection[str] = (),
-                 plain: str = "") -> None:
+                 trusted: Collection[ReadKey] = (), plain: str = "",
+                 edges: Mapping[ReadKey, Edges] | None = None) -> None:
         self.make, self.ndim = make, ndim
-        self.plain = plain
-        self.trusted = trusted.reads_in(allowed) if trusted and plain else frozenset()
-        self.edges = dict(trusted.edges) if trusted and allowed else {}
+        self.trusted, self.plain = frozenset(trusted), plain
+        self.edges = dict(edges or {})
         self.reads = {"_dg_read": make((None,) * ndim, None)}
 
     def for_read(self, offsets: tuple[int | None, ...], key: ReadKey) -> str:
@@ -441,7 +440,8 @@ def guarded_reads(allowed: Collection[str], load: str, flag: int,
     unproven = ((False, False),) * 2
     return OffsetReads(lambda d, edges: guarded_read_source(allowed, load, flag, d,
                                                             edges or unproven),
-                       2, trusted, allowed, trusted_read_source(load))
+                       2, trusted.reads_in(allowed) if trusted else (),
+                       trusted_read_source(load), dict(trusted.edges) if trusted else None)
 
 
 def trusted_read_source(load: str) -> str:
@@ -649,17 +649,17 @@ class ArgReads:
 
     @classmethod
     def of(cls, ir: CellIR, args: Sequence[Any], make: Callable[[int, int], str],
-           trusted: Collection[ReadKey] = ()) -> ArgReads:
+           trusted: Trusted | None = None) -> ArgReads:
         """The checked reads of every array among ``args``, the cell's arguments (the
         others, ``others``, left to numba, which checks a tuple's or a list's index, with
-        the table, whose reads the rewrite serves), but the reads ``trusted`` names
-        (proven inside their arrays: :class:`depgraph.analysis.proof.Trusted`), left as
-        they are."""
+        the table, whose reads the rewrite serves), but the reads ``trusted`` proves
+        inside their arrays, left as they are."""
         import numpy as np
 
         arrays = {p: k for k, (p, a) in enumerate(zip(ir.params, args))
                   if isinstance(a, np.ndarray)}
-        return cls(arrays, make, {ir.table, *ir.params} - set(arrays), trusted)
+        return cls(arrays, make, {ir.table, *ir.params} - set(arrays),
+                   trusted.elements if trusted else ())
 
     def __call__(self, array: str, count: int) -> str:
         position = self.arrays[array]

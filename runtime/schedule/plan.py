@@ -437,7 +437,7 @@ def _pattern_plan(rec: Recurrence, ir: CellIR, regions: tuple[str, ...], pattern
 def _unchecked(trusted: Trusted | None, allowed: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The note saying what a checked fill in the order of a pattern whose regions are
     ``allowed`` (none: another order) leaves to the proof ``trusted``, if anything."""
-    said = trusted.summary(tuple(sorted(allowed))) if trusted else ""
+    said = trusted.summary(allowed) if trusted else ""
     return (f"a proof covers {said}: the fill leaves that unchecked",) if said else ()
 
 

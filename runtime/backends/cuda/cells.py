@@ -283,8 +283,8 @@ class Checks:
     @property
     def label(self) -> str:
         """What a fill's label says of these checks."""
-        proven = self.trusted and (self.trusted.reads or self.trusted.elements
-                                   or self.trusted.edges)
+        proven = self.trusted and self.trusted.summary(self.allowed if self.order is None
+                                                       else ())
         return "every read checked" + (" but what a proof covers" if proven else "")
 
 
@@ -318,8 +318,7 @@ def checked_cell(rec: Recurrence, checks: Checks, coherent: bool) -> Any:
         read = OffsetReads(lambda d, _: hyperplane_read_source(checks.order, load, 0,
                                                             checks.frame, d), rec.ndim)
     args = ArgReads.of(checks.ir, rec.args,
-                       lambda p, count: arg_read_source(p, count, rec.ndim, 0),
-                       trusted.elements if trusted else ())
+                       lambda p, count: arg_read_source(p, count, rec.ndim, 0), trusted)
     inner = rewritten_cell(rec, checks.ir, read, names, stop=f"{CHECK}[0] != 0", arg_reads=args)
     tail = arg_tail(len(rec.args))
     index = ", ".join(f"x{k}" for k in range(rec.ndim))
