@@ -4,10 +4,12 @@ reference, and the choices ``auto`` makes."""
 import glob
 import os
 import re
+from dataclasses import replace
 
 import floyd_warshall
 import lcs3
 import numpy as np
+import process_scheduling
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -423,8 +425,6 @@ def test_cpu_tiles_suit_the_cell_and_the_table_and_fill_as_the_reference():
 
 
 def test_auto_tiles_light_cells_and_keeps_steps_for_heavy_ones(monkeypatch):
-    from dataclasses import replace
-
     from runtime.schedule import choose
     from runtime.schedule.choose import TILE_MAX_CELL_S
     from runtime.schedule.choose import choose_schedule as _choose_schedule
@@ -567,27 +567,14 @@ def test_a_checked_fill_whose_checks_fail_falls_back_to_the_sweep(write_rec, mon
     assert r.verified == "equals the sequential reference exactly"
 
 
-SCHEDULING = """
-p = np.array({times}, dtype=np.int64)
-P = np.concatenate(([0], np.cumsum(p))).astype(np.int64)
-@recurrence(shape=(len(p) + 1, {cols}), dtype=np.int64, args=(p, P))
-def scheduling(M, k, a, p, P):
-    n = p.shape[0]
-    if k == n:
-        return max(a, P[n] - a)
-    if a > P[k]:
-        return 0
-    return min(M[k + 1, a + p[k]], M[k + 1, a])
-"""
-
-
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
-def test_a_checked_fill_checks_only_what_no_proof_covers(write_rec, backend):
+def test_a_checked_fill_checks_only_what_no_proof_covers(backend):
     # process scheduling's M[k + 1, a + p[k]] may pass the last column (a fact of P's
     # prefix sums no proof states); its other edges, M[k + 1, a] and the reads of p and P
     # are proven, so the fill checks one edge of one read
     times = [3, 1, 4, 1, 5, 2, 6, 2]
-    rec = load(write_rec(SCHEDULING.format(times=times, cols=sum(times) + 1)))
+    rec = process_scheduling.make_process_scheduling(np.array(times))
+    assert rec.shape == (9, sum(times) + 1)
     plan = in_fill_plan(rec, cell_ir(rec))
     assert plan.pattern == "RDU" and plan.trusted is not None
     assert plan.trusted.reads_in(BY_CODE["RDU"].allowed) == {("M[k + 1, a]", 8)}
@@ -598,10 +585,10 @@ def test_a_checked_fill_checks_only_what_no_proof_covers(write_rec, backend):
     # one column short: the unproven edge fails at one cell of the last row but one
     with pytest.raises(OutOfBoundsError, match=r"cell \(7, 22\) reads \(8, 24\), outside shape "
                        r"\(9, 24\)"):
-        fill(load(write_rec(SCHEDULING.format(times=times, cols=sum(times)))), backend=backend)
+        fill(replace(rec, shape=(9, sum(times))), backend=backend)
     # a negative time breaks the proof of the first column's edge, which is then checked
-    bad = load(write_rec(SCHEDULING.format(times=times[:6] + [-3] + times[7:],
-                                           cols=sum(times) + 1)))
+    bad = replace(process_scheduling.make_process_scheduling(
+        np.array(times[:6] + [-3] + times[7:])), shape=rec.shape)
     assert dict(in_fill_plan(bad, cell_ir(bad)).trusted.edges)[("M[k + 1, a + p[k]]", 8)] \
         == ((True, True), (False, False))
     with pytest.raises(OutOfBoundsError, match=r"cell \(6, [0-2]\) reads \(7, -[1-3]\), outside"):
