@@ -50,6 +50,11 @@ from runtime.backends.provenance_step import (
 
 __all__ = ["CompiledWalk", "compiled_walk"]
 
+#: How the walk's step, its helpers and its seen set are compiled: inlined into the walk
+#: kernel, and the step's key says so (a kernel calling a function made from generated
+#: source is not loaded from numba's disk cache in a later process).
+_INLINED = {"inline": "always"}
+
 Cell = tuple[int, ...]
 #: The slots of the walk's ``pos``: the next cell to step, the cells found, the edges,
 #: the undecided cells, whether an edge reached a cell already seen, and why it returned.
@@ -87,7 +92,7 @@ def _seen() -> dict[str, Any]:
         ns: dict[str, Any] = {}
         compile_source(_seen_source(), "seen_add", ns)
         for name in ("seen_add", "seen_fill"):  # seen_fill finds the compiled seen_add
-            ns[name] = cpu.jit(ns[name], inline="always")
+            ns[name] = cpu.jit(ns[name], **_INLINED)
         return {name: ns[name] for name in ("seen_add", "seen_fill")}
 
     return CACHE.get(_seen_source, ("seen",), build)
@@ -146,20 +151,18 @@ class CompiledWalk:
     def _kernel(self, wide: type) -> Callable[[bool], Any]:
         """The walk's kernel for reads widened to ``wide``."""
         key = digest(self.source, {"helpers": self.helpers, "wide": wide.__name__,
-                                   "cell": self.rec.func, "jit": "inline='always'"})
+                                   "cell": self.rec.func, "jit": _INLINED})
 
         def build() -> Any:
             ns: dict[str, Any] = {"_dg_E": (0,) * (CAP + 1), "_dg_WIDE": wide,
                                   "_dg_ZERO": wide(0)}
             compile_source(self.helpers, "_dg_union", ns)
-            # inlined, as the step and seen_add: a kernel calling a function made from
-            # generated source is not loaded from numba's disk cache in a later process
-            helpers = {name: cpu.jit(f, inline="always") for name, f in ns.items()
+            helpers = {name: cpu.jit(f, **_INLINED) for name, f in ns.items()
                        if name.startswith("_dg_") and callable(f) and name != "_dg_WIDE"}
             ns.update(helpers)
             names = {**function_namespace(self.rec.func), **ns}
             step = compile_source(self.source, "_dg_step", names)
-            return remember(cpu.jit(step, inline="always"), key)
+            return remember(cpu.jit(step, **_INLINED), key)
 
         step = CACHE.get(self.rec.func, ("walk step", key), build)
         return cpu.kernel(self.rec, _walk_source(self.ndim, len(self.rec.args)), "walk", step,
