@@ -116,9 +116,9 @@ def interleaved(runs: dict[str, Callable[[], float]], repeat: int) -> dict[str, 
 
 def cpu_row(name: str, rec, repeat: int, parallel: bool) -> dict:
     ir = cell_ir(rec)
-    if isinstance(certified_plan(rec, ir), Plan):  # a run checks nothing: plain only
-        plan = make_plan(rec, ir)
-        p = BY_CODE[plan.pattern]
+    proven = certified_plan(rec, ir)
+    if isinstance(proven, Plan):  # a run checks nothing: plain only
+        p = BY_CODE[proven.pattern]
         M = cpu.touched_table(rec, "F" if p.storage == "columns" else "C")
         plain = interleaved({"plain": lambda: cpu.pattern_fill(
             rec, ir, M, p.index, parallel)[1].run_s}, repeat)["plain"]
