@@ -36,6 +36,7 @@ from depgraph.views.files import atomic_write, check_folder, check_writable
 from depgraph.views.progress import progress
 from depgraph.views.render import check_request, check_suffix, check_view, summary
 from depgraph.views.report_data import parse_backends
+from runtime.backends.cuda.device import open_early
 
 __all__ = ["main", "build_parser", "flag", "parse_sizes", "format_analysis", "format_run",
            "format_score", "error_json"]
@@ -291,6 +292,8 @@ def _run(args: argparse.Namespace) -> int:
     start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
     solution_out = _solution_request(args)
+    if args.backend in ("auto", "cuda"):
+        open_early()  # the GPU's driver starts while the file loads and the fill plans
     rec = load(args.file, name=args.name, size=args.size)
     target = None if args.target is None else \
         check_cell(args.target, rec.shape, UsageError, "--target")

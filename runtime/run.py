@@ -43,7 +43,7 @@ from runtime.backends.compiled_walk import compiled_walk
 from runtime.backends.diagnose import explain
 from runtime.backends.cuda import bands, hyperplanes, steps, strips, tiles
 from runtime.backends.cuda.cells import Checks
-from runtime.backends.cuda.device import DeviceFill, require
+from runtime.backends.cuda.device import DeviceFill, open_early, require
 from runtime.backends.cuda.recovery import DeviceCells
 from runtime.backends.walk import value_bounds
 from runtime.schedule import costmodel, cpu_model
@@ -96,8 +96,10 @@ class FillResult:
         Recovering it (on the host; from the device's table a tile at a time when the
         table stayed there: :class:`runtime.backends.cuda.recovery.DeviceCells`).
     gpu_start_s : float
-        Making the GPU usable: numba.cuda's import, the driver's start and the device's
-        context (0 on the host backends).
+        Making the GPU usable: numba.cuda's import, and the wait for the driver's start
+        and the device's context where the fill needs them, begun on a thread of their own
+        while the fill plans (:func:`runtime.backends.cuda.device.open_early`); 0 on the
+        host backends.
     calibrate_s : float
         Measuring a cost model (the CPU's or the GPU's), once a machine: 0 when kept.
     """
@@ -563,6 +565,8 @@ def fill(
 def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back: bool,
           plan: Plan | None, progress: Progress | None) -> FillResult:
     """:func:`fill` on the threads it was given."""
+    if backend in ("auto", "cuda"):
+        open_early()  # the driver starts while this thread plans
     name, why_backend = resolve_backend(backend)
     notes = [why_backend]
     if plan is not None and plan.recurrence is not rec:
@@ -577,7 +581,7 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
         raise UsageError(f"{setting('schedule', schedule)} runs on the cpu and cuda backends")
     started = time.perf_counter()
     if name == "cuda":
-        require().current_context()  # made here, not inside a phase the fill times
+        require()  # numba.cuda, and whether a GPU is usable, before any planning
     gpu_start_s = time.perf_counter() - started
     copy_back = copy_back or verify
     ir = plan.ir if plan is not None else cell_ir(rec)
@@ -606,6 +610,10 @@ def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back:
         plan, name = _plan(rec, ir, schedule, backend, name, notes, tracing, tried)
     notes.extend(plan.notes)
     plan, sched = _scheduled(schedule, plan, name, notes, tracing)
+    started = time.perf_counter()
+    if name == "cuda":
+        require().current_context()  # made here, not inside a phase the fill times
+    gpu_start_s += time.perf_counter() - started
     try:
         try:
             table, steps, compute, h2d, d2h, jit, kernel = _execute(rec, name, sched, plan,

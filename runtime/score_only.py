@@ -37,6 +37,7 @@ from runtime.backends import cpu, python
 from runtime.backends.cpu_score import cpu_score, ring_buffer, ring_kernel
 from runtime.backends.cuda import score as gpu
 from runtime.backends.cuda import strips
+from runtime.backends.cuda.device import open_early
 from runtime.backends.rewrite import unchecked_subscript
 from runtime.backends.walk import (
     ScorePlan,
@@ -105,6 +106,8 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
 def _score(rec: Recurrence, backend: str, progress: Progress | None,
            plan: ScorePlan | None) -> ScoreResult:
     """:func:`score` on the threads it was given."""
+    if backend in ("auto", "cuda"):
+        open_early()  # the driver starts while this thread plans
     ir = cell_ir(rec)
     plan = plan or score_plan(rec, ir)
     backend, why = resolve_backend(backend)

@@ -21,8 +21,10 @@ function compiles as a numba.cuda device function.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +45,7 @@ from depgraph.model import Recurrence
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
-__all__ = ["cuda_module", "simulated", "status", "require", "release", "DeviceFill", "Launches",
+__all__ = ["cuda_module", "simulated", "open_early", "status", "require", "release", "DeviceFill", "Launches",
            "launcher",
            "multiprocessors", "sms", "max_blocks", "free_memory", "check_fits", "run",
            "compile_kernel",
@@ -56,6 +58,39 @@ THREADS = 256
 #: The ordinals of the GPUs whose primary context this process has opened (by
 #: :func:`status`), which :func:`release` hands back.
 _opened: set[int] = set()
+
+#: The thread :func:`open_early` started, once started.
+_opening: threading.Thread | None = None
+
+
+def open_early() -> None:
+    """Start the CUDA driver and the first GPU's primary context on a thread of its own,
+    once a process, so that the main thread's planning and numba.cuda's import overlap
+    them (0.3-0.7 s on an H100 machine); numba.cuda then finds the context made and only
+    attaches it.  The thread calls the driver library through ``ctypes``, which releases
+    the GIL during each call, and imports nothing, so it races no import of the main
+    thread.  Nothing happens under the simulator or without a driver library, and a
+    driver error is left for :func:`status` to report; the thread is a daemon, so a
+    command that stops early never waits on it.
+    """
+    global _opening
+    if _opening is not None or simulated():
+        return
+    _opening = threading.Thread(target=_retain_primary_context, name="depgraph-open-gpu",
+                                daemon=True)
+    _opening.start()
+
+
+def _retain_primary_context() -> None:
+    """The driver's start and device 0's primary context retained (as numba's first
+    context does), errors ignored."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:  # no NVIDIA driver here (or not Linux)
+        return
+    device, context = ctypes.c_int(), ctypes.c_void_p()
+    if driver.cuInit(0) == 0 and driver.cuDeviceGet(ctypes.byref(device), 0) == 0:
+        driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
 
 
 def cuda_module() -> Any:
@@ -84,7 +119,9 @@ def status() -> tuple[bool, str]:
     try:
         if not cuda.is_available():
             return False, "no CUDA GPU or driver is usable here (numba.cuda.is_available() is False)"
-        dev = cuda.get_current_device()
+        # the device a context would be made on, without making it (``require()`` then
+        # ``current_context()`` makes it where the fill needs it)
+        dev = cuda.gpus.current or cuda.gpus[0]
         _opened.add(dev.id)
         name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
         return True, f"CUDA GPU {name}"
