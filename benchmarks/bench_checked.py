@@ -8,8 +8,9 @@ interleaved rounds (plain, checked, plain, checked...; compile excluded), the me
 ``--repeat`` rounds each, on the CPU (all cores, or one with ``--sequential``) and, with
 ``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Cases
 (``--cases``, by name; all by default): LCS (straight, NOSE), straight row recurrences
-whose column read depends on their data (RUD: drift's clamped into the table, proven
-since; wrap's by a bit mask, which no proof follows), the catalog's integer knapsack and
+whose column read depends on their data (RUD: drift's clamped into the table and wrap's
+by a bit mask, both proven since; flip's by an exclusive or, which no proof follows), the
+catalog's integer knapsack and
 transportation problem (a loop per cell, both proven since), and the catalog's examples
 whose reads or values no certificate proves.  Where no fill can check its own reads
 (no pattern allows every region their constant offsets, a certificate or a sample of the
@@ -66,7 +67,7 @@ def drift(n: int):
 
 def wrap(n: int):
     """drift with its column wrapped round a table of a power of two columns (a bit
-    mask, which no proof follows)."""
+    mask, which the prover bounds by the mask)."""
     d = np.random.default_rng(n).integers(-3, 4, n).astype(np.int64)
     mask = (1 << n.bit_length()) - 1
 
@@ -77,6 +78,21 @@ def wrap(n: int):
         return max(M[i - 1, j], M[i - 1, (j + d[i - 1]) & mask] + 1) % 1000
 
     return wrap
+
+
+def flip(n: int):
+    """drift with its column's low bits flipped (``j ^ s``, an exclusive or no proof
+    follows; inside a table of a power of two columns, since ``s`` is below it)."""
+    width = 1 << n.bit_length()
+    s = np.random.default_rng(n).integers(0, 4, n).astype(np.int64)
+
+    @recurrence(shape=(n + 1, width), dtype=np.int32, args=(s,))
+    def flip(M, i, j, s):
+        if i == 0:
+            return j % 7
+        return max(M[i - 1, j], M[i - 1, j ^ s[i - 1]] + 1) % 1000
+
+    return flip
 
 
 def catalog(name: str, size: int):
@@ -90,6 +106,7 @@ CASES = {
     "lcs": lambda n: load(ROOT / "examples/lcs.py", size=n),
     "drift": drift,
     "wrap": wrap,
+    "flip": flip,
     "integer knapsack": lambda n: catalog("integer_knapsack", n // 10),
     "transportation": lambda n: catalog("transportation", n // 10),
     # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states

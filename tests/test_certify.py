@@ -69,7 +69,9 @@ def test_the_thesis_cases_are_proven(write_rec):
     ("    return M[i - 1, j] + UNKNOWN if i > 0 else 1\n", "'UNKNOWN', which is not defined"),
     ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
     ("    return M[i - 1, j * j] if i > 0 else 1\n", "may leave the table"),
-    ("    return M[i - 1, j // 2] if i > 0 else 1\n", "not at a polynomial index"),
+    ("    return M[i - 1, j ^ 1] if i > 0 else 1\n", "not at a polynomial index"),
+    # floor division bounded over the rationals: at most j / 2, but not proven at least 0
+    ("    return M[i - 1, j // 2] if i > 0 else 1\n", "may leave the table"),
 ])
 def test_what_is_proven_and_why_not(write_rec, body, why):
     rec = load(write_rec(f"""
@@ -81,6 +83,45 @@ def cell(M, i, j):
         assert isinstance(found, Certificate) and found.regions == ("Up",)
     else:
         assert isinstance(found, str) and why in found
+
+
+@pytest.mark.parametrize("column, requires", [
+    ("(j + d[i - 1]) % M.shape[1]", []),  # a modulus by an extent, at least 1
+    ("(j + d[i - 1]) & (M.shape[1] - 1)", []),  # a mask at least 0
+    ("(j + d[i - 1]) & 7", ["M.shape[1] >= 8"]),  # a constant mask: the columns it needs
+    ("(j + d[i - 1]) % 8", ["M.shape[1] >= 8"]),
+])
+def test_a_column_wrapped_round_the_table_is_proven_inside_it(write_rec, column, requires):
+    rec = load(write_rec(f"""
+d = np.array([-3, 5, -9, 2], dtype=np.int64)  # negative too: Python's % and & wrap them
+
+@recurrence(shape=(5, 8), dtype=np.int64, args=(d,))
+def wrap(M, i, j, d):
+    if i == 0:
+        return j
+    return M[i - 1, j] + 2 * M[i - 1, {column}]
+"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.patterns == ("RUD",)
+    assert sorted(str(r) for r in found.requires) == sorted(
+        ["d.shape[0] == M.shape[0] - 1", *requires])
+    reference = fill(rec, backend="python").table
+    for backend in ("cpu", "cuda"):  # cuda: numba's simulator here, the GPU with DEPGRAPH_GPU
+        res = fill(rec, backend=backend)
+        assert "reads proven for every shape" in res.notes[1]
+        np.testing.assert_array_equal(res.table, reference)
+
+
+def test_a_mask_wider_than_the_table_is_not_proven_and_its_read_is_caught(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(4, 5), dtype=np.int64)
+def cell(M, i, j):
+    return M[i - 1, (j + 3) & 7] + 1 if i > 0 else 1
+"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, str) and "may leave the table" in found
+    with pytest.raises(RecurrenceError, match=r"cell \(\d, \d\) reads \(\d, [5-7]\), outside shape \(4, 5\)"):
+        fill(rec, backend="cpu")
 
 
 KNAPSACK = """

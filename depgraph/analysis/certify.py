@@ -100,12 +100,21 @@ def may_raise(ir: CellIR) -> str | None:
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, complex)):
             return f"it uses {node.value!r}, not a number (line {node.lineno})"
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) \
-                and not (isinstance(node.right, ast.Constant) and node.right.value):
+                and not (isinstance(node.right, ast.Constant) and node.right.value) \
+                and not _extent(node.right, ir.table):
             return f"it may divide by zero (line {node.lineno})"
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in _SAFE_CALLS):
             return f"it calls {ast.unparse(node.func)}, which may raise (line {node.lineno})"
     return None
+
+
+def _extent(node: ast.expr, table: str) -> bool:
+    """Whether ``node`` is ``M.shape[k]``, an extent of the table: at least 1 wherever a
+    cell is computed."""
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+        and node.value.attr == "shape" and isinstance(node.value.value, ast.Name) \
+        and node.value.value.id == table and isinstance(node.slice, ast.Constant)
 
 
 def _floats(fn: ast.FunctionDef, params: dict[str, Any], namespace: dict[str, Any]) -> str | None:

@@ -19,7 +19,10 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
   name the loop assigns is unknown in it, and every name it assigns is unknown after it;
 - ``max(a, b, ...)`` (``min``) of polynomials, wherever it is computed (``x = max(0,
   j - d)``, ``range(1, min(a, d[k]) + 1)``), is a symbol at least (at most) each of them
-  (:attr:`Walk.bounds`).
+  (:attr:`Walk.bounds`);
+- ``a & b``, ``a % b`` and ``a // b`` of polynomials (a column wrapped round the table,
+  ``(j + d) % M.shape[1]``) are symbols bounded as Python's integer arithmetic bounds
+  them, where the divisor's or mask's sign is known for every size (:meth:`Walk._bounded`).
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -52,6 +55,10 @@ MAX_PATHS = 256
 
 #: A table extent up to which the walk offers "the extent is this constant" as a size fact.
 SMALL = 2
+
+
+#: The operators :meth:`Walk._bounded` bounds, as the source writes them.
+_OPERATORS = {ast.BitAnd: ast.Name("&"), ast.Mod: ast.Name("%"), ast.FloorDiv: ast.Name("//")}
 
 
 class GiveUp(Exception):
@@ -120,6 +127,9 @@ class Walk:
         #: each ``max`` (``min``) call's symbol, with its function's name and its
         #: arguments' forms, in the order first met (an inner call before an outer one)
         self.extrema: list[tuple[str, tuple[Any, ...], Any]] = []
+        #: the greatest values of the ``&``/``%`` symbols by a constant (a mask's ``c``, a
+        #: modulus less 1), which an extent above them keeps inside the table
+        self.tops: set[int] = set()
         self.paths = 0
         self.loops = 0
 
@@ -130,7 +140,9 @@ class Walk:
         - a table extent equal to another plus up to 2 (a square table; Floyd-Warshall's
           ``(n + 1) x n x n``), or to a constant up to :data:`SMALL` (two lines of an
           assembly line);
-        - an argument's extent or a scalar argument equal to a table extent plus up to 2.
+        - an argument's extent or a scalar argument equal to a table extent plus up to 2;
+        - a table extent above the greatest value of an ``a & c`` or ``a % c`` by a
+          constant ``c`` (``M.shape[1] >= 64`` for a column ``(j + d) & 63``).
 
         Only of what a read's index or premises hold (an array's extent: of an array
         whose element they hold; or of one the cell reads an element of, which must be
@@ -152,6 +164,9 @@ class Walk:
                if abs(self.shape[a] - self.shape[b]) <= 2]
         out += [_equal(n[a], self.sympy.Integer(size), 0, f"{table}.shape[{a}]", str(size))
                 for a, size in enumerate(self.shape) if size <= SMALL]
+        out += [((("ge", n[a] - top - 1),), Requirement(f"{table}.shape[{a}]", ">=", str(top + 1)))
+                for top in sorted(self.tops) for a, size in enumerate(self.shape)
+                if size >= top + 1]
         names = dict(self.params)
         used = self._used()
         arrays = {self.loads[sym] for sym in used if sym in self.loads}
@@ -250,6 +265,9 @@ class Walk:
             if isinstance(node.op, ast.Sub):
                 return a - b
             return self.sympy.expand(a * b)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.Mod,
+                                                                ast.FloorDiv)):
+            return self._bounded(node, env)
         if isinstance(node, ast.Subscript):
             return self._subscript(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -498,6 +516,66 @@ class Walk:
             self.bounds += [("ge", side * (x - f)) for f in forms]
             self.extrema.append((name, tuple(forms), x))
         return x
+
+    def _bounded(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
+        """``a & b``, ``a % b`` or ``a // b`` of integer polynomials as a symbol of its own
+        (one per operator and operands' forms), with what Python's (and numba's) integer
+        arithmetic says of it in :attr:`bounds`, whatever ``a`` is:
+
+        - ``0 <= a & b <= b`` where ``b >= 0`` (either side; two's complement);
+        - ``0 <= a % b <= b - 1`` where ``b >= 1`` (the sign of the divisor);
+        - ``b x <= a <= b x + b - 1`` for ``x = a // b``, ``b`` a positive constant (floor).
+
+        "Where": for every size, ``b`` a constant or a table extent plus a constant (an
+        extent is at least 1 wherever there is a cell to read from); ``None`` otherwise,
+        or for operands that are not integer polynomials.
+
+        Examples
+        --------
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     return M[i, (j + 5) % M.shape[1]]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> x = w.polynomial(ast.parse("(j + 5) % M.shape[1]", mode="eval").body, {})
+        >>> w.display[x], w.bounds
+        (((j + 5) % M.shape[1]), [('ge', _o0), ('ge', _n1 - _o0 - 1)])
+        """
+        a, b = self.polynomial(node.left, env), self.polynomial(node.right, env)
+        if a is None or b is None or not (a.is_integer and b.is_integer):
+            return None
+        op = type(node.op)
+        if op is ast.BitAnd and self._least(b) is None:
+            a, b = b, a
+        least = self._least(b)
+        if least is None or least < (0 if op is ast.BitAnd else 1) \
+                or op is ast.FloorDiv and not b.is_Integer:
+            return None
+        key = (op.__name__, a, b)
+        known = key in self.opaque
+        text = " ".join(f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
+                        else ast.unparse(side)
+                        for side in (node.left, _OPERATORS[op], node.right))
+        x = self._symbol(f"({text})", True, key=key)
+        if not known:
+            self.bounds += ([("ge", x), ("ge", b - x)] if op is ast.BitAnd else
+                            [("ge", x), ("ge", b - 1 - x)] if op is ast.Mod else
+                            [("ge", a - b * x), ("ge", b * x + b - 1 - a)])
+            if b.is_Integer and op is not ast.FloorDiv:
+                self.tops.add(int(b) - (op is ast.Mod))
+        return x
+
+    def _least(self, e: Any) -> int | None:
+        """The least value of ``e`` over every size, where ``e`` is an integer constant or
+        a sum of table extents (each at least 1) with non-negative coefficients and a
+        constant; ``None`` for any other form."""
+        if e.is_Integer:
+            return int(e)
+        if not e.free_symbols <= set(self.extent):
+            return None
+        poly = self.sympy.Poly(e, *self.extent)
+        if poly.total_degree() > 1 or any(poly.coeff_monomial(n) < 0 for n in self.extent):
+            return None
+        return int(e.subs({n: 1 for n in self.extent}))
 
     def _assign(self, s: ast.stmt, env: dict[str, Any]) -> None:
         if isinstance(s, ast.AugAssign):
