@@ -141,3 +141,23 @@ def test_a_loop_is_found_where_an_edge_reaches_a_cell_seen():
     table = np.array([[1, 2, 3]])
     text = _result(swing, table, None, compiled_walk(swing))
     assert text == _result(swing, table, None, None) and "loops at cell" in text
+
+
+def test_the_walks_kernel_is_named_by_what_it_is_made_of(monkeypatch):
+    """Every name the walk's kernel sees (its step among them, named by its source, cell
+    and jit options) is described by what it is, so the kernel's digest is the same in
+    every process and a later one loads what an earlier one compiled."""
+    from runtime.backends import cpu
+    from runtime.backends.emit import digest, stable
+
+    seen = {}
+
+    def spy(rec, source, name, cell, extra=None, **options):
+        seen.update({"cell": cell, **(extra or {})})
+        return lambda nrt: None
+
+    monkeypatch.setattr(cpu, "kernel", spy)
+    compiled_walk(make_lcs(np.arange(3), np.arange(4)))._kernel(np.int64)
+    assert seen and stable(seen)
+    assert digest("", {"jit": {"inline": "always", "x": 1}}) == \
+        digest("", {"jit": {"x": 1, "inline": "always"}})

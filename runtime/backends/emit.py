@@ -153,6 +153,9 @@ def _describe(value: Any) -> str:
         return repr(value)
     if isinstance(value, tuple):
         return "(" + ", ".join(_describe(v) for v in value) + ")"
+    if isinstance(value, dict):  # options: by their contents, in a fixed order
+        return "{" + ", ".join(f"{_describe(k)}: {_describe(v)}"
+                               for k, v in sorted(value.items(), key=repr)) + "}"
     if isinstance(value, types.ModuleType):
         return f"module {value.__name__}"
     # a numba dispatcher: the function it compiles; an intrinsic: the function defining it
