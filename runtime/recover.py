@@ -49,6 +49,12 @@ from runtime.schedule.score_plan import block_plan
 __all__ = ["score_solution"]
 
 
+def strip_made(blocks: Blocks | TileCells) -> bool:
+    """Whether the register strips make ``blocks``' forward pass
+    (:func:`runtime.backends.cuda.tile_checkpoints.strip_pass`)."""
+    return isinstance(blocks, DeviceTiles) and blocks.strips is not None
+
+
 def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int] | None = None,
                    progress: Progress | None = None, block_rows: int | None = None
                    ) -> ScoreResult:
@@ -111,8 +117,10 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         else:
             blocks = HostTiles(rec, ir, side, plan.halo, left, bounds)
             where = f"{blocks.threads} core{'s' * (blocks.threads != 1)}"
-        how = [f"tiles of {side} x {side} cells on {where}, an anti-diagonal of tiles at a "
-               f"time, each tile's last {plan.halo} row{'s' * (plan.halo != 1)} and {left} "
+        pass_by = (f"register strips of {side} rows in one launch" if strip_made(blocks)
+                   else "an anti-diagonal of tiles at a time")
+        how = [f"tiles of {side} x {side} cells on {where}, {pass_by}, each tile's last "
+               f"{plan.halo} row{'s' * (plan.halo != 1)} and {left} "
                f"column{'s' * (left != 1)} kept"]
     else:
         blocks = Blocks(rec, ir, plan, bounds)
@@ -141,9 +149,11 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         why, *how[:-1], f"{how[-1]}: {format_bytes(recovery.memory_bytes)} at once",
         f"the solution walk refilled {recovery.refills} {unit}{'s' * (recovery.refills != 1)} "
         f"({recovery.refilled_cells:,} cells{trimmed})",
-        "every read checked against the table's shape as it is made"
-        + ("" if bounds is None else f"; each value checked as stored: no proof it fits "
-                                     f"{rec.dtype}"),
+        ("the pass's reads and values proven (a certificate), the refills' reads checked "
+         "against the table's shape as they are made" if strip_made(blocks) else
+         "every read checked against the table's shape as it is made"
+         + ("" if bounds is None else f"; each value checked as stored: no proof it fits "
+                                      f"{rec.dtype}")),
         *([found.note] if found.note else []),
         *([whole_table_note(rec, last)] if callable(rec.target) else []),
     ]

@@ -105,3 +105,29 @@ def test_reads_at_a_data_dependent_column_are_refused_on_the_gpu():
         score(rec, backend="cuda", solution=True)
     with pytest.raises(UsageError, match="at least the reads' reach"):
         score(make_far(np.zeros((5, 5), np.int64)), backend="cuda", solution=True, block_rows=1)
+
+
+@pytest.mark.parametrize("n, m, make", [
+    (33, 40, make_lcs),  # two tiles each way, the second of each one cell
+    pytest.param(70, 33, make_edit_distance, marks=pytest.mark.slow),
+    pytest.param(1, 40, make_lcs, marks=pytest.mark.slow)])
+def test_the_strips_pass_keeps_the_tile_passs_edges(n, m, make):
+    """Proven reads of the three nearest neighbours: the register strips make the pass in
+    one launch (tiles of 32, a strip's height, here) and keep the same edges as the tile
+    kernel; the solution from them is the whole table's."""
+    from depgraph import cell_ir
+    from runtime.backends.cuda.tile_checkpoints import DeviceTiles
+
+    rng = np.random.default_rng(n * 7 + m)
+    rec = make(rng.integers(0, 3, n), rng.integers(0, 3, m))
+    ir = cell_ir(rec)
+    strips = DeviceTiles(rec, ir, 32, 1, 1, None)
+    assert strips.strips is not None
+    strips.forward(None)
+    tiles = DeviceTiles(rec, ir, 32, 1, 1, None)
+    tiles.strips = None  # the tile kernel's pass
+    tiles.forward(None)
+    np.testing.assert_array_equal(strips.ROWS.copy_to_host(), tiles.ROWS.copy_to_host())
+    np.testing.assert_array_equal(strips.COLS.copy_to_host(), tiles.COLS.copy_to_host())
+    got = _same(rec, 32)
+    assert "register strips of 32 rows in one launch" in got.notes[1]

@@ -56,7 +56,8 @@ from runtime.backends.walk import (
     slot,
 )
 
-__all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_score_fill"]
+__all__ = ["ScoreFill", "RingFill", "score_fill", "strip_score_fill", "ring_score_fill",
+           "zero_strided"]
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def strip_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     nslots, m = head[1], rec.shape[1]
 
     def launches(cuda: Any, dO: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
-        shape = _zero_strided(dO, rec.shape)  # the cell function's M: its shape, no cells
+        shape = zero_strided(dO, rec.shape)  # the cell function's M: its shape, no cells
         return [(strip_grid(cuda, head[0]), 32, (shape, *dsched, *head, dO, *dargs))]
 
     block = f"register strips of {32 * R} rows ({R}x{C} cells a lane{narrow_note(nw)})"
@@ -175,7 +176,7 @@ def strip_score_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
                      res.h2d_s, res.compute_s, res.compile_s)
 
 
-def _zero_strided(dA: Any, shape: tuple[int, int]) -> Any:
+def zero_strided(dA: Any, shape: tuple[int, int]) -> Any:
     """A view of device array ``dA``'s first element as an array of ``shape`` (every
     element the same memory), for code that needs an array's shape, not its cells."""
     if simulated():

@@ -26,7 +26,8 @@ __all__ = ["strip_source"]
 def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim: bool,
                  pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
                  loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH,
-                 anywhere: bool = False, V: int = 1, diagonals: bool = False) -> str:
+                 anywhere: bool = False, V: int = 1, diagonals: bool = False,
+                 edges: bool = False) -> str:
     """Source of the strip kernel (see :func:`runtime.backends.cuda.strips.strip_fill`): a
     lane's ``R x C`` block of cells unrolled, computed into registers before any is
     stored; ``W`` words a boundary value, strip ``k``'s last row in slot ``k % nslots`` of
@@ -37,7 +38,12 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
     reads of the fetched row and both sides of the store warps' ring (below) index by
     unsigned integers (``U``), so numba leaves out its wraparound of negative indices.
     With ``score``, no cell is stored but the last one, into ``OUT[0, 0]``
-    (:func:`runtime.backends.cuda.score.strip_score_fill`).
+    (:func:`runtime.backends.cuda.score.strip_score_fill`); with ``edges`` too, the
+    edges of the table's tiles of ``32 R x 32 R`` cells (a strip's height), as
+    :mod:`runtime.backends.tile_edges` keeps them: each strip's last row but the last
+    strip's into ``ROWS[k, 0, :]`` (lane 31's block's last row), and each row's last
+    column of each tile column but the last into ``COLS[:, b, 0]`` (``C`` divides ``32 R``,
+    so that column is a block's last), the NOSE frame unflipped.
 
     ``loads`` (:func:`runtime.backends.cuda.cells.argument_loads`) are the cell's loads of
     its arguments, which the kernel makes and passes in, so the cells wait on no load and
@@ -223,9 +229,18 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                 for c in range(C):  # a slot holds m + C values: columns past m land there
                     e(f"e = ENC(b{c}, k + 1)",
                       *[f"BND[U((below + v0 + {c}) * {W} + {w})] = e[{w}]" for w in range(W)])
+                    if edges:
+                        guarded(f"v0 + {c} < m", f"ROWS[k, 0, v0 + {c}] = b{c}")
+            if edges:  # a tile column's last column: this block's last
+                with e.block(f"if ((v0 + {C}) & {32 * R - 1}) == 0 and "
+                             f"(v0 + {C}) // {32 * R} - 1 < COLS.shape[1]"):
+                    e(f"tc = (v0 + {C}) // {32 * R} - 1")
+                    for r in range(R):
+                        guarded(f"ub + {r} < n", f"COLS[ub + {r}, tc, 0] = x{r}_{C - 1}")
 
     with e.block(f"def strips(M, {'MP, ' if pairs else ''}{'MF, ' if K else ''}BND, ticket, "
-                 f"nstrips, nslots{', OUT' if score else ''}{args})"):
+                 f"nstrips, nslots{', OUT' if score else ''}{', ROWS, COLS' if edges else ''}"
+                 f"{args})"):
         e("n = M.shape[0]", "m = M.shape[1]", "lane = cuda.threadIdx.x",
           f"nq = (m + {C - 1}) // {C}", f"BD = cuda.shared.array({2 * words}, int64)")
         if sim:

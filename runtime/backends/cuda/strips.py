@@ -326,7 +326,7 @@ def _register_read(rows: bool, cols: bool) -> str:
 
 def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
                  score: bool, K: int, B: int, nw: Narrowing | None, vectors: bool,
-                 diagonals: bool) -> tuple[str, int, bool, list[str]]:
+                 diagonals: bool, edges: bool = False) -> tuple[str, int, bool, list[str]]:
     """The strip kernel's source, the cells a store moves at a time (2: the compute
     warp's pairs, 4: the store warps' vectors; else 1), whether the cell runs anywhere and
     the cell's argument loads; ``ValueError`` unless the strips serve ``rec`` in the
@@ -346,16 +346,17 @@ def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     pairs = pair_stores(R, C, rows, cols, n, m) if packed else None
     V = ring_vectors(R, C, K, B, cols, m, rt, np.dtype(rec.dtype)) if vectors else 1
     source = strip_source(rows, cols, R, C, words_of(rt), len(rec.args), simulated(), pairs,
-                          score, loads, K, B, anywhere, V, diagonals)
+                          score, loads, K, B, anywhere, V, diagonals, edges)
     return source, 2 if packed else V, anywhere, loads
 
 
 def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
                  score: bool, K: int = 0, B: int = STRIP_BATCH, nw: Narrowing | None = None,
-                 vectors: bool = False, diagonals: bool = False
+                 vectors: bool = False, diagonals: bool = False, edges: bool = False
                  ) -> tuple[Any, int, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of
-    :func:`runtime.backends.cuda.score.strip_score_fill`; ``K`` store warps, batches of
+    :func:`runtime.backends.cuda.score.strip_score_fill`, with ``edges`` keeping its tiles'
+    edges too, :func:`runtime.backends.cuda.strip_source.strip_source`; ``K`` store warps, batches of
     ``B`` steps, cells in int32 with ``nw``, the ring's cells moved as 16-byte ``vectors``
     where :func:`runtime.backends.cuda.strip_layout.ring_vectors` allows, a block's cells
     by anti-``diagonals``), the cells a store of the table moves at a time (2: the compute
@@ -363,7 +364,7 @@ def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its ``(strips, slots)``,
     the kernel's arguments after those arrays."""
     source, moves, anywhere, loads = _strip_parts(rec, ir, pattern_index, R, C, score, K, B,
-                                                  nw, vectors, diagonals)
+                                                  nw, vectors, diagonals, edges)
     rows, cols = DIAGONAL_FLIPS[PATTERNS[pattern_index].code]
     rt = register_type(rec, nw)
     W, enc, dec = _boundary_words(rt, simulated())

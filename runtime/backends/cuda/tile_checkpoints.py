@@ -4,9 +4,12 @@ scheme, the kernel and the walk's view: :mod:`runtime.backends.tile_edges`).
 
 The forward pass launches one kernel an anti-diagonal of tiles, a block of ``T`` threads
 a tile (a thread a row of it, a block barrier between its anti-diagonals), each block
-into a buffer of its own in device memory; the edges stay on the device.  The walk's
-refill of a tile is the same kernel on one block, and only that tile's buffer comes back
-to the host.
+into a buffer of its own in device memory; the edges stay on the device.  Where the
+register strips serve the recurrence and a proof covers every read (:func:`strip_pass`),
+the pass is instead one launch of the score's strips of ``T`` rows, which store the
+edges as they go (:func:`runtime.backends.cuda.strip_source.strip_source`'s ``edges``).
+The walk's refill of a tile is the tile kernel on one block, and only that tile's buffer
+comes back to the host.
 
 Assumptions: those of :mod:`runtime.backends.tile_edges`; ``T <= 1024`` (a thread a
 row).
@@ -21,13 +24,40 @@ import numpy as np
 
 from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
+from depgraph.analysis.certify import Certificate, arguments_proven, certificate
+from depgraph.frontend.narrow import Narrowing
+from patterns import BY_CODE, DIAGONAL_FLIPS
 from runtime.backends.cuda.cells import rewritten_cell
 from runtime.backends.cuda.device import check_fits, compile_kernel, cuda_module, launcher
+from runtime.backends.cuda.score import zero_strided
+from runtime.backends.cuda.strip_layout import score_block
+from runtime.backends.cuda.strips import serves_strips, strip_grid, strip_kernel, strip_narrowing
 from runtime.backends.rewrite import CHECK
 from runtime.backends.tile_edges import TileCells, tile_read, tile_source
 from runtime.backends.walk import ARG, arg_reads, checked_read_source, checks, raise_found
 
-__all__ = ["DeviceTiles"]
+__all__ = ["DeviceTiles", "strip_pass"]
+
+
+def strip_pass(rec: Recurrence, ir: CellIR, T: int, R: int, C: int,
+               bounds: tuple[int, int] | None) -> tuple[int, int, Narrowing | None] | None:
+    """The register strips' block (rows and columns a lane) and narrowing for a forward
+    pass keeping the edges of ``T x T`` tiles, halo ``R`` rows and ``C`` columns; ``None``
+    where the strips cannot take the tile kernel's place: they check no read and no value,
+    so only for reads of the three nearest NOSE neighbours that a certificate proves in
+    bounds, argument reads proven too, and values proven to fit (``bounds`` is ``None``);
+    a strip is ``T`` rows (``T`` a multiple of 32)."""
+    if bounds is not None or (R, C) != (1, 1) or T % 32 or DIAGONAL_FLIPS["NOSE"] != (False, False) \
+            or not serves_strips(rec, ir, "NOSE") or not arguments_proven(rec, ir) \
+            or not isinstance(certificate(rec, ir), Certificate):
+        return None
+    nw = strip_narrowing(rec, ir, True)
+    rows, cols = score_block(rec.dtype, rec.shape[0], nw is not None)
+    return T // 32, cols if rows == T // 32 and T % (32 * cols) == 0 else 1, nw
+
+
+#: The NOSE pattern's index, the frame of the strips' pass.
+NOSE = BY_CODE["NOSE"].index
 
 
 class DeviceTiles(TileCells):
@@ -50,6 +80,9 @@ class DeviceTiles(TileCells):
                  bounds: tuple[int, int] | None):
         slots = min(-(-rec.shape[0] // T), -(-rec.shape[1] // T))  # the widest anti-diagonal
         super().__init__(rec, T, R, C, slots, True)
+        #: the register strips' block and narrowing, where they make the forward pass
+        self.strips = strip_pass(rec, ir, T, R, C, bounds)
+        self.ir = ir
         check_fits(rec, [("the tiles' last rows", self.rows_shape),
                          ("their last columns", self.cols_shape),
                          (f"{self.out_shape[0]} tiles being filled", self.out_shape)],
@@ -82,6 +115,8 @@ class DeviceTiles(TileCells):
         """Fill every anti-diagonal of tiles in order, keeping their edges; the seconds
         it took (``progress``, if given, told about the cells done about every 1% of the
         anti-diagonals).  ``RecurrenceError`` for what the checks found."""
+        if self.strips is not None:
+            return self._strip_forward(progress)
         (A, W), T = self.tiles, self.T
         cuda = cuda_module()
         every = max(1, (A + W - 1) // 100)
@@ -96,6 +131,29 @@ class DeviceTiles(TileCells):
         run_s = time.perf_counter() - t0
         raise_found(self.ck.copy_to_host()[None, :], self.rec)
         return run_s
+
+    def _strip_forward(self, progress: Callable[[int], None] | None) -> float:
+        """The forward pass by the register strips of ``T`` rows, in one launch (no read
+        or value to check: :func:`strip_pass`); the seconds it took."""
+        assert self.strips is not None
+        R, C, nw = self.strips
+        cuda = cuda_module()
+        t0 = time.perf_counter()
+        kern, _, sched, (nstrips, nslots) = strip_kernel(self.rec, self.ir, NOSE, R, C, True,
+                                                         nw=nw, edges=True)
+        self.compile_s += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ring, ticket = (cuda.to_device(a) for a in sched)
+        out = cuda.device_array((1, 1), dtype=self.rec.dtype)
+        self.h2d_s += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        kern[strip_grid(cuda, nstrips), 32](zero_strided(out, self.shape), ring, ticket,
+                                            nstrips, nslots, out, self.ROWS, self.COLS,
+                                            *self.args)
+        cuda.synchronize()
+        if progress:
+            progress(self.rec.cells)
+        return time.perf_counter() - t0
 
     def _refill(self, a: int, b: int) -> np.ndarray:
         self._launch(1, self.T, self._arguments(a + b, a))
