@@ -238,6 +238,19 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
     return phases
 
 
+#: What a command whose process ends with it (``args.ending``) leaves to the exit: its
+#: result and output, which the exit frees wholesale (:func:`entry`), where freeing them
+#: object by object after the output would cost seconds nobody asked for (a long
+#: solution's million edges are tens of millions of Python objects).
+_LEFT_TO_EXIT: list[Any] = []
+
+
+def _leave_to_exit(args: argparse.Namespace, *values: Any) -> None:
+    """Keep ``values`` alive until the process exits, where it ends with the command."""
+    if args.ending:
+        _LEFT_TO_EXIT.extend(values)
+
+
 def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]
                   ) -> None:
     """Print a command's ``data``: with ``--json`` one object, whose ``output_s`` phase is
@@ -326,6 +339,7 @@ def _run(args: argparse.Namespace) -> int:
     if found and found.note:
         data["notes"].append(found.note)
     _print_result(data, args.json, format_run)
+    _leave_to_exit(args, res, data)
     return 0
 
 
@@ -369,6 +383,7 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
             "line_preview": None if res.line is None else _preview(res.line),
             "phases": phases}
     _print_result(data, args.json, format_score)
+    _leave_to_exit(args, res, data)
     return 0
 
 

@@ -567,6 +567,24 @@ def test_a_command_ending_its_process_releases_only_a_gpu_it_opened(write_rec, c
     assert "release_s" not in phases and phases["compute_s"] > 0
 
 
+@pytest.mark.parametrize("score", [False, True])
+def test_a_command_ending_its_process_leaves_its_result_to_the_exit(write_rec, capsys,
+                                                                   monkeypatch, score):
+    """Its result and output are freed by the exit, wholesale, not object by object after
+    the output; a command called from Python keeps nothing."""
+    from depgraph import cli
+
+    monkeypatch.setattr(cli, "_LEFT_TO_EXIT", [])
+    args = ["run", write_rec(LCS), "--backend", "cpu", "--json"] + ["--score"] * score
+    assert main(args) == 0 and cli._LEFT_TO_EXIT == []
+    assert main(args, ending=True) == 0
+    res, data = cli._LEFT_TO_EXIT
+    printed = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert data["value"] == printed["value"]
+    assert data["phases"]["load_s"] == printed["phases"]["load_s"]
+    assert hasattr(res, "compute_s")
+
+
 def test_analyze_of_a_3d_table_prints_its_certificate(capsys):
     assert main(["analyze", "examples/floyd_warshall.py", "--size", "4", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
