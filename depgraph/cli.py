@@ -251,11 +251,12 @@ def _leave_to_exit(args: argparse.Namespace, *values: Any) -> None:
         _LEFT_TO_EXIT.extend(values)
 
 
-def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]
-                  ) -> None:
+def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str],
+                  made_s: float = 0.0) -> None:
     """Print a command's ``data``: with ``--json`` one object, whose ``output_s`` phase is
-    the time to make it (the edges of a long solution take seconds, which the phases'
-    total would otherwise leave out), else ``text(data)``."""
+    the time to make it, ``made_s`` (making ``data`` itself, which its phases' total holds)
+    and the JSON text (the edges of a long solution take seconds each, which the phases
+    would otherwise leave out), else ``text(data)``."""
     if not as_json:
         print(text(data))
         return
@@ -263,8 +264,8 @@ def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str,
     phases = data["phases"]
     body = json.dumps({k: v for k, v in data.items() if k != "phases"})
     output_s = time.perf_counter() - t0
-    phases = {**{k: v for k, v in phases.items() if k != "total_s"}, "output_s": output_s,
-              "total_s": phases["total_s"] + output_s}
+    phases = {**{k: v for k, v in phases.items() if k != "total_s"},
+              "output_s": made_s + output_s, "total_s": phases["total_s"] + output_s}
     print(f'{body[:-1]}, "phases": {json.dumps(phases)}}}')
 
 
@@ -325,20 +326,22 @@ def _run(args: argparse.Namespace) -> int:
         _write_solution(solution_out, found)
     t3 = time.perf_counter()
     released = _release_gpu(args)
+    t4 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), **res.to_json(rec.shape),
             "answer": rec.target is not None, "output": args.output,
             **({"solution": found.to_json(), "solution_summary": found.summary()}
-               if found else {}),
-            "phases": _phases(start, t0, t1 - t0, {
-                "gpu_start_s": res.gpu_start_s if res.backend == "cuda" else None,
-                "plan_s": res.plan_s, "calibrate_s": res.calibrate_s or None,
-                "compile_s": res.compile_s,
-                "h2d_s": res.h2d_s, "compute_s": res.compute_s, "d2h_s": res.d2h_s},
-                t2 - t1 - res.solution_s,
-                t3 - t2, **({"solution_s": res.solution_s} if found else {}), **released)}
+               if found else {})}
     if found and found.note:
         data["notes"].append(found.note)
-    _print_result(data, args.json, format_run)
+    made_s = time.perf_counter() - t4
+    data["phases"] = _phases(start, t0, t1 - t0, {
+        "gpu_start_s": res.gpu_start_s if res.backend == "cuda" else None,
+        "plan_s": res.plan_s, "calibrate_s": res.calibrate_s or None,
+        "compile_s": res.compile_s,
+        "h2d_s": res.h2d_s, "compute_s": res.compute_s, "d2h_s": res.d2h_s},
+        t2 - t1 - res.solution_s,
+        t3 - t2, **({"solution_s": res.solution_s} if found else {}), **released)
+    _print_result(data, args.json, format_run, made_s)
     _leave_to_exit(args, res, data)
     return 0
 
@@ -372,17 +375,18 @@ def _run_score(args: argparse.Namespace, rec: Recurrence, out: Path | None,
                  if res.recovery else {})}
     t5 = time.perf_counter()
     released = _release_gpu(args)
-    phases = _phases(started[0], started[1], started[2], listed, t3 - t1, t4 - t3,
-                     verify_s=t5 - t4 if args.verify else None, **released)
+    t6 = time.perf_counter()
     data = {"name": rec.name, "dtype": str(rec.dtype), "shape": list(rec.shape),
             "cells": rec.cells, **res.to_json(),
             # a walk that stopped at the answer computed only its cells
             "cells_per_s": (rec.cells if res.filled is None else res.filled) / res.compute_s
             if res.compute_s > 0 else None,
             "verified": verified, "output": args.output,
-            "line_preview": None if res.line is None else _preview(res.line),
-            "phases": phases}
-    _print_result(data, args.json, format_score)
+            "line_preview": None if res.line is None else _preview(res.line)}
+    made_s = time.perf_counter() - t6
+    data["phases"] = _phases(started[0], started[1], started[2], listed, t3 - t1, t4 - t3,
+                             verify_s=t5 - t4 if args.verify else None, **released)
+    _print_result(data, args.json, format_score, made_s)
     _leave_to_exit(args, res, data)
     return 0
 

@@ -31,6 +31,7 @@ Assumptions: the cell function is numba-compilable; tables are NumPy arrays whos
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -391,14 +392,33 @@ def _compile(make: Callable[[bool], Any], args: tuple[Any, ...]) -> Any:
     ) from None
 
 
+#: Each kernel maker's kernels compiled so far, by :func:`_kinds` of their arguments: a
+#: kernel called again and again (a walk's windows, a score's chunks) is called at once,
+#: not after numba's ``typeof`` of every argument (tens of microseconds each).
+_READY: weakref.WeakKeyDictionary[Callable[[bool], Any], dict[tuple[Any, ...], Any]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _kinds(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What numba's types of ``args`` depend on, found without numba: an array's dtype,
+    dimensions, layout and flags, a tuple's items' kinds, else the value's Python type."""
+    return tuple((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.f_contiguous,
+                  a.flags.writeable, a.flags.aligned) if isinstance(a, np.ndarray) else
+                 _kinds(a) if isinstance(a, tuple) else type(a) for a in args)
+
+
 def call(make: Callable[[bool], Any], *args: Any) -> Timing:
-    """Compile a kernel (timed apart), then run it.
+    """Compile a kernel (timed apart; once for arguments of the same kinds), then run it.
 
     numba's compile errors become ``CompileError``; errors raised while running become
     ``RecurrenceError``.
     """
     t0 = time.perf_counter()
-    kernel = _compile(make, args)
+    ready = _READY.setdefault(make, {})
+    kinds = _kinds(args)
+    kernel = ready.get(kinds)
+    if kernel is None:
+        kernel = ready[kinds] = _compile(make, args)
     t1 = time.perf_counter()
     try:
         kernel(*args)
