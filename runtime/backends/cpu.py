@@ -402,7 +402,7 @@ _READY: weakref.WeakKeyDictionary[Callable[[bool], Any], dict[tuple[Any, ...], A
 def _kinds(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """What numba's types of ``args`` depend on, found without numba: an array's dtype,
     dimensions, layout and flags, a tuple's items' kinds, else the value's Python type."""
-    return tuple((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.f_contiguous,
+    return tuple((a.dtype, a.ndim, a.flags.c_contiguous, a.flags.f_contiguous,
                   a.flags.writeable, a.flags.aligned) if isinstance(a, np.ndarray) else
                  _kinds(a) if isinstance(a, tuple) else type(a) for a in args)
 
