@@ -26,7 +26,7 @@ from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
 from depgraph.analysis.certify import Certificate, arguments_proven, certificate
 from depgraph.frontend.narrow import Narrowing
-from patterns import BY_CODE, DIAGONAL_FLIPS
+from patterns import BY_CODE
 from runtime.backends.cuda.cells import rewritten_cell
 from runtime.backends.cuda.device import check_fits, compile_kernel, cuda_module, launcher
 from runtime.backends.cuda.score import zero_strided
@@ -47,8 +47,8 @@ def strip_pass(rec: Recurrence, ir: CellIR, T: int, R: int, C: int,
     so only for reads of the three nearest NOSE neighbours that a certificate proves in
     bounds, argument reads proven too, and values proven to fit (``bounds`` is ``None``);
     a strip is ``T`` rows (``T`` a multiple of 32)."""
-    if bounds is not None or (R, C) != (1, 1) or T % 32 or DIAGONAL_FLIPS["NOSE"] != (False, False) \
-            or not serves_strips(rec, ir, "NOSE") or not arguments_proven(rec, ir) \
+    if bounds is not None or (R, C) != (1, 1) or T % 32 or not serves_strips(rec, ir, "NOSE") \
+            or not arguments_proven(rec, ir) \
             or not isinstance(certificate(rec, ir), Certificate):
         return None
     nw = strip_narrowing(rec, ir, True)
