@@ -51,12 +51,15 @@ def format_score(d: dict[str, Any]) -> str:
         lines.append(f"checks       edge cells on the CPU {d['check_s']:.4f} s; "
                      f"host->device {d['h2d_s']:.4f} s")
     lines += _time(d)
-    lines += _why(d)
-    if d.get("solution_summary"):
-        lines.append(f"solution     {d['solution_summary']}")
-    if d["output"]:
-        lines.append(f"saved        {d['output']}")
-    return "\n".join(lines)
+    return "\n".join(lines + _tail(d))
+
+
+def _tail(d: dict[str, Any]) -> list[str]:
+    """The last lines of ``depgraph run``'s text, a fill's or a score's: why, the
+    solution and the file saved, each where there is one."""
+    return (_why(d) + ([f"solution     {d['solution_summary']}"]
+                       if d.get("solution_summary") else [])
+            + ([f"saved        {d['output']}"] if d["output"] else []))
 
 
 def _time(d: dict[str, Any]) -> list[str]:
@@ -93,12 +96,7 @@ def format_run(d: dict[str, Any]) -> str:
     if d["target"] is not None:
         lines.append(f"value        M{tuple(d['target'])} = {d['value']} ("
                      + ("the recurrence's answer)" if d.get("answer") else "the last cell filled)"))
-    lines += _why(d)
-    if d.get("solution_summary"):
-        lines.append(f"solution     {d['solution_summary']}")
-    if d["output"]:
-        lines.append(f"saved        {d['output']}")
-    return "\n".join(lines)
+    return "\n".join(lines + _tail(d))
 
 
 def _source_reads(d: dict[str, Any]) -> str:
