@@ -55,7 +55,7 @@ from depgraph.analysis import proof, prover, simplex, symbolic
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Trusted
 from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import SMALL, GiveUp, Walk
-from depgraph.frontend.ir import CellIR, cell_ir
+from depgraph.frontend.ir import CellIR, cell_ir, is_extent
 from depgraph.frontend.source import function_namespace
 from depgraph.usercache import folder, read_json, write_json
 
@@ -101,20 +101,12 @@ def may_raise(ir: CellIR) -> str | None:
             return f"it uses {node.value!r}, not a number (line {node.lineno})"
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) \
                 and not (isinstance(node.right, ast.Constant) and node.right.value) \
-                and not _extent(node.right, ir.table):
+                and not is_extent(node.right, ir.table):  # at least 1 where a cell is
             return f"it may divide by zero (line {node.lineno})"
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in _SAFE_CALLS):
             return f"it calls {ast.unparse(node.func)}, which may raise (line {node.lineno})"
     return None
-
-
-def _extent(node: ast.expr, table: str) -> bool:
-    """Whether ``node`` is ``M.shape[k]``, an extent of the table: at least 1 wherever a
-    cell is computed."""
-    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-        and node.value.attr == "shape" and isinstance(node.value.value, ast.Name) \
-        and node.value.value.id == table and isinstance(node.slice, ast.Constant)
 
 
 def _floats(fn: ast.FunctionDef, params: dict[str, Any], namespace: dict[str, Any]) -> str | None:

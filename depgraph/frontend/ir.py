@@ -49,7 +49,7 @@ from depgraph.model import Recurrence
 from patterns import region_of
 
 __all__ = ["Read", "Load", "Guard", "CellIR", "read_cell", "cell_ir", "index_offset",
-           "range_parts", "LoadFinder", "HOISTED"]
+           "range_parts", "is_extent", "LoadFinder", "HOISTED"]
 
 #: The name prefix a hoisted load's value takes in a rewritten cell (``_dg_arg0``, ...).
 HOISTED = "_dg_arg"
@@ -444,10 +444,22 @@ def _guard(s: ast.stmt) -> bool:
 _EXTENTS = frozenset({"shape", "ndim", "size", "dtype"})
 
 
-def _extent(node: ast.Subscript) -> bool:
-    """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k``."""
-    return (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int)
+def is_extent(node: ast.expr, array: str | None = None) -> bool:
+    """Whether ``node`` is an array's extent, ``A.shape[k]`` with an int literal ``k`` (of
+    the array named ``array``, where given).
+
+    Examples
+    --------
+    >>> is_extent(ast.parse("M.shape[1]", mode="eval").body, "M")
+    True
+    >>> is_extent(ast.parse("X.shape[0]", mode="eval").body, "M")
+    False
+    """
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "shape"
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+            and (array is None or isinstance(node.value.value, ast.Name)
+                 and node.value.value.id == array))
 
 
 def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:
@@ -508,7 +520,7 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
     finder = LoadFinder(params, index)
     for stmt in fn.body:
         finder.visit(stmt)
-    unhoistable = any(isinstance(n, ast.Subscript) and not _extent(n) and not (
+    unhoistable = any(isinstance(n, ast.Subscript) and not is_extent(n) and not (
         isinstance(n.value, ast.Name) and n.value.id in (table, *params)
         and isinstance(n.ctx, ast.Load)
         and (n.value.id == table or all(_index_expr(e, index) for e in _elements(n))))
