@@ -238,8 +238,8 @@ def _phases(start: float | None, t0: float, load_s: float, listed: dict[str, flo
 
 #: What a command whose process ends with it (``args.ending``) leaves to the exit: its
 #: result and output, which the exit frees wholesale (:func:`entry`), where freeing them
-#: object by object after the output would cost seconds nobody asked for (a long
-#: solution's million edges are tens of millions of Python objects).
+#: object by object after the output would take time no phase shows (a long solution's
+#: million edges are millions of Python objects).
 _LEFT_TO_EXIT: list[Any] = []
 
 
@@ -253,8 +253,8 @@ def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str,
                   made_s: float = 0.0) -> None:
     """Print a command's ``data``: with ``--json`` one object, whose ``output_s`` phase is
     the time to make it, ``made_s`` (making ``data`` itself, which its phases' total holds)
-    and the JSON text (the edges of a long solution take seconds each, which the phases
-    would otherwise leave out), else ``text(data)``."""
+    and the JSON text (for a long solution's edges, seconds the phases would otherwise
+    leave out), else ``text(data)``."""
     if not as_json:
         print(text(data))
         return
@@ -304,8 +304,7 @@ def _run(args: argparse.Namespace) -> int:
     start, t0 = _process_age(), time.perf_counter()
     out = _output(args.output, ".npy", "the last line" if args.score else "the table")
     solution_out = _solution_request(args)
-    if args.backend in ("auto", "cuda"):
-        open_early()  # the GPU's driver starts while the file loads and the fill plans
+    open_early(args.backend)  # the GPU's driver starts while the file loads and the fill plans
     rec = load(args.file, name=args.name, size=args.size)
     target = None if args.target is None else \
         check_cell(args.target, rec.shape, UsageError, "--target")

@@ -565,8 +565,7 @@ def fill(
 def _fill(rec: Recurrence, backend: str, schedule: str, verify: bool, copy_back: bool,
           plan: Plan | None, progress: Progress | None) -> FillResult:
     """:func:`fill` on the threads it was given."""
-    if backend in ("auto", "cuda"):
-        open_early()  # the driver starts while this thread plans
+    open_early(backend)  # the driver starts while this thread plans
     name, why_backend = resolve_backend(backend)
     notes = [why_backend]
     if plan is not None and plan.recurrence is not rec:

@@ -106,8 +106,7 @@ def score(rec: Recurrence, backend: str = "auto", progress: Progress | None = No
 def _score(rec: Recurrence, backend: str, progress: Progress | None,
            plan: ScorePlan | None) -> ScoreResult:
     """:func:`score` on the threads it was given."""
-    if backend in ("auto", "cuda"):
-        open_early()  # the driver starts while this thread plans
+    open_early(backend)  # the driver starts while this thread plans
     ir = cell_ir(rec)
     plan = plan or score_plan(rec, ir)
     backend, why = resolve_backend(backend)

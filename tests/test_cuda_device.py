@@ -43,15 +43,17 @@ def test_names_a_kernel_sees_are_described_by_what_they_are():
 
 
 def test_the_driver_starts_early_once_a_process_and_quietly(monkeypatch):
-    """``open_early``: nothing under the simulator; else one daemon thread a process,
-    which ends without a word where no driver library is (as here and in CI) and
-    retains the GPU's context where one is."""
+    """``open_early``: nothing under the simulator or for a host backend; else one daemon
+    thread a process, which ends without a word where no driver library is (as here and
+    in CI) and retains the GPU's context where one is."""
     monkeypatch.setattr(device, "_opening", None)
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
     device.open_early()
     assert device._opening is None
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM")
-    device.open_early()
+    device.open_early("cpu")  # a host backend's fill needs no GPU
+    assert device._opening is None
+    device.open_early("auto")
     first = device._opening
     assert first is not None and first.daemon
     device.open_early()

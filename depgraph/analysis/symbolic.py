@@ -58,7 +58,7 @@ SMALL = 2
 
 
 #: The operators :meth:`Walk._bounded` bounds, as the source writes them.
-_OPERATORS = {ast.BitAnd: ast.Name("&"), ast.Mod: ast.Name("%"), ast.FloorDiv: ast.Name("//")}
+_OPERATORS = {ast.BitAnd: "&", ast.Mod: "%", ast.FloorDiv: "//"}
 
 
 class GiveUp(Exception):
@@ -552,10 +552,9 @@ class Walk:
             return None
         key = (op.__name__, a, b)
         known = key in self.opaque
-        text = " ".join(f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
-                        else ast.unparse(side)
-                        for side in (node.left, _OPERATORS[op], node.right))
-        x = self._symbol(f"({text})", True, key=key)
+        left, right = (f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
+                       else ast.unparse(side) for side in (node.left, node.right))
+        x = self._symbol(f"({left} {_OPERATORS[op]} {right})", True, key=key)
         if not known:
             self.bounds += ([("ge", x), ("ge", b - x)] if op is ast.BitAnd else
                             [("ge", x), ("ge", b - 1 - x)] if op is ast.Mod else

@@ -45,8 +45,8 @@ from depgraph.model import Recurrence
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import compile_kept, compile_source, digest, remember
 
-__all__ = ["cuda_module", "simulated", "open_early", "status", "require", "release", "DeviceFill", "Launches",
-           "launcher",
+__all__ = ["cuda_module", "simulated", "open_early", "status", "require", "release",
+           "DeviceFill", "Launches", "launcher",
            "multiprocessors", "sms", "max_blocks", "free_memory", "check_fits", "run",
            "compile_kernel",
            "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
@@ -63,18 +63,18 @@ _opened: set[int] = set()
 _opening: threading.Thread | None = None
 
 
-def open_early() -> None:
+def open_early(backend: str = "cuda") -> None:
     """Start the CUDA driver and the first GPU's primary context on a thread of its own,
-    once a process, so that the main thread's planning and numba.cuda's import overlap
-    them (0.3-0.7 s on an H100 machine); numba.cuda then finds the context made and only
-    attaches it.  The thread calls the driver library through ``ctypes``, which releases
-    the GIL during each call, and imports nothing, so it races no import of the main
-    thread.  Nothing happens under the simulator or without a driver library, and a
-    driver error is left for :func:`status` to report; the thread is a daemon, so a
-    command that stops early never waits on it.
+    once a process, for a fill on ``backend`` (``cuda`` or ``auto``; nothing for a host
+    backend), so that the main thread's planning and numba.cuda's import overlap them;
+    numba.cuda then finds the context made and only attaches it.  The thread calls the
+    driver library through ``ctypes``, which releases the GIL during each call, and
+    imports nothing, so it races no import of the main thread.  Nothing happens under the
+    simulator or without a driver library, and a driver error is left for :func:`status`
+    to report; the thread is a daemon, so a command that stops early never waits on it.
     """
     global _opening
-    if _opening is not None or simulated():
+    if _opening is not None or backend not in ("auto", "cuda") or simulated():
         return
     _opening = threading.Thread(target=_retain_primary_context, name="depgraph-open-gpu",
                                 daemon=True)

@@ -22,10 +22,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from depgraph.frontend.ir import CellIR
-from depgraph.model import Recurrence
 from depgraph.analysis.certify import Certificate, arguments_proven, certificate
+from depgraph.frontend.ir import CellIR
 from depgraph.frontend.narrow import Narrowing
+from depgraph.model import Recurrence
 from patterns import BY_CODE
 from runtime.backends.cuda.cells import rewritten_cell
 from runtime.backends.cuda.device import check_fits, compile_kernel, cuda_module, launcher
