@@ -33,7 +33,14 @@ from depgraph.frontend.source import SourceUnavailable, function_namespace
 from depgraph.model import Recurrence
 from runtime.backends import cpu
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import Emitter, arg_tail, compile_source, digest, remember
+from runtime.backends.emit import (
+    Emitter,
+    arg_tail,
+    compile_kept,
+    compile_source,
+    digest,
+    remember,
+)
 from runtime.backends.provenance_step import (
     CAP,
     COMPARED,
@@ -64,38 +71,43 @@ HEAD, TAIL, EDGES, UNDECIDED, REVISIT, CODE = range(6)
 DONE, GROW = 0, 3
 
 
-def _seen_source() -> str:
-    """Source of ``seen_add(H, key)`` (whether ``key`` was new: a hash set of flat cells
+def _seen_sources() -> tuple[str, str]:
+    """Sources of ``seen_add(H, key)`` (whether ``key`` was new: a hash set of flat cells
     in ``H``, a power of two of slots, ``-1`` empty; at most half full) and of
-    ``seen_fill(H, cells, count)`` (the first ``count`` cells put in)."""
-    e = Emitter()
-    with e.block("def seen_add(H, key)"):
-        e("mask = H.shape[0] - 1", "h = key * -7046029254386353131",  # Fibonacci hashing
-          "h = (h ^ (h >> 32)) & mask")
-        with e.block("while True"):
-            e("v = H[h]")
-            with e.block("if v == key"):
-                e("return False")
-            with e.block("if v == -1"):
-                e("H[h] = key", "return True")
-            e("h = (h + 1) & mask")
-    with e.block("def seen_fill(H, cells, count)"):
-        with e.block("for q in range(count)"):
-            e("seen_add(H, cells[q])")
-    return e.source
+    ``seen_fill(H, cells, count)`` (the first ``count`` cells put in), apart: each is
+    compiled from a file of its own, the second seeing the first compiled."""
+    add, fill = Emitter(), Emitter()
+    with add.block("def seen_add(H, key)"):
+        add("mask = H.shape[0] - 1", "h = key * -7046029254386353131",  # Fibonacci hashing
+            "h = (h ^ (h >> 32)) & mask")
+        with add.block("while True"):
+            add("v = H[h]")
+            with add.block("if v == key"):
+                add("return False")
+            with add.block("if v == -1"):
+                add("H[h] = key", "return True")
+            add("h = (h + 1) & mask")
+    with fill.block("def seen_fill(H, cells, count)"):
+        with fill.block("for q in range(count)"):
+            fill("seen_add(H, cells[q])")
+    return add.source, fill.source
 
 
 def _seen() -> dict[str, Any]:
-    """The compiled ``seen_add`` and ``seen_fill`` (:func:`_seen_source`)."""
+    """The compiled ``seen_add`` and ``seen_fill`` (:func:`_seen_sources`), kept on disk
+    like the kernels (the walk calls them from Python too, as it starts and grows)."""
 
     def build() -> dict[str, Any]:
-        ns: dict[str, Any] = {}
-        compile_source(_seen_source(), "seen_add", ns)
-        for name in ("seen_add", "seen_fill"):  # seen_fill finds the compiled seen_add
-            ns[name] = cpu.jit(ns[name], **_INLINED)
-        return {name: ns[name] for name in ("seen_add", "seen_fill")}
+        def jit(func: Any, cache: bool) -> Any:
+            return cpu.jit(func, cache=cache, **_INLINED)
 
-    return CACHE.get(_seen_source, ("seen",), build)
+        built: dict[str, Any] = {}
+        for name, source in zip(("seen_add", "seen_fill"), _seen_sources()):
+            key = digest(source, built)
+            built[name] = remember(compile_kept(source, name, dict(built), f"s{key}", jit), key)
+        return built
+
+    return CACHE.get(_seen_sources, ("seen",), build)
 
 
 def _walk_source(ndim: int, nargs: int) -> str:
