@@ -148,7 +148,10 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     notes = [
         why, *how[:-1], f"{how[-1]}: {format_bytes(recovery.memory_bytes)} at once",
         f"the solution walk refilled {recovery.refills} {unit}{'s' * (recovery.refills != 1)} "
-        f"({recovery.refilled_cells:,} cells{trimmed})",
+        f"({recovery.refilled_cells:,} cells{trimmed})" + (
+            f", in {blocks.cones:,} launch{'es' * (blocks.cones != 1)} of the tiles within "
+            f"{blocks.depth} anti-diagonal{'s' * (blocks.depth != 1)} of tiles up and left "
+            "of the one asked for" if isinstance(blocks, DeviceTiles) else ""),
         ("the pass's reads and values proven (a certificate), the refills' reads checked "
          "against the table's shape as they are made" if strip_made(blocks) else
          "every read checked against the table's shape as it is made"

@@ -75,6 +75,26 @@ def test_a_sum_walks_back_to_tiles_it_left():
     assert got.recovery.solution.undecided and got.recovery.refills > 6
 
 
+def test_a_refill_launch_computes_the_tiles_the_path_crosses_next():
+    """A refill computes the tile asked for and those up and left of it (its cone) in
+    one launch; the walk takes the next tiles from them without launching again."""
+    from depgraph import cell_ir
+    from runtime.backends.compiled_walk import compiled_walk
+    from runtime.backends.cuda.tile_checkpoints import DeviceTiles
+
+    rng = np.random.default_rng(5)
+    rec = make_lcs(rng.integers(0, 2, 20), rng.integers(0, 2, 17))
+    tiles = DeviceTiles(rec, cell_ir(rec), 3, 1, 1, None)
+    tiles.forward(None)
+    got = solution(rec, tiles, walker=compiled_walk(rec))
+    want = solution(rec, fill(rec, backend="python").table)
+    assert (got.cells, got.edges) == (want.cells, want.edges)
+    assert tiles.depth >= 1 and 0 < tiles.cones < tiles.refills
+    note = _same(rec, 3).notes[2]
+    assert (f"in {tiles.cones} launch{'es' * (tiles.cones > 1)} of the tiles within "
+            f"{tiles.depth} anti-diagonal") in note
+
+
 def test_a_read_outside_the_table_at_one_cell_is_named():
     @recurrence(shape=(9, 8), dtype=np.int64)
     def slip(M, i, j):

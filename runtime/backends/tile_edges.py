@@ -19,7 +19,12 @@ refills each tile it crosses once: about ``(n + m) T`` cells in all.
 
 A tile's buffer holds its cells and its halo by anti-diagonals on the GPU, where a
 block's threads fill a tile an anti-diagonal at a time, and by rows on the CPU, where one
-thread fills it row by row (:func:`place`).
+thread fills it row by row (:func:`place`).  The GPU refills a *cone* of tiles at once:
+the tile asked for and every tile up to ``depth`` anti-diagonals of tiles up and left of
+it (:func:`cone`), a block each, each copied by rows into a buffer of its own; a path
+leaving a tile goes up, left or both, so the tiles it crosses next are in the cone, and a
+refill of one tile, a block's barrier an anti-diagonal of it, takes as long as a refill
+of all of them side by side.
 
 Every read is checked against the table's shape (the first one outside recorded in the
 checks, as :func:`runtime.backends.walk.checked_read_source` does), each value as it is
@@ -52,7 +57,7 @@ from runtime.backends.cpu_score import checked_cell
 from runtime.backends.emit import Emitter, arg_tail
 from runtime.backends.walk import CHECK_SLOTS, checks, emit_store, raise_found
 
-__all__ = ["TILE_SIDES", "CORNER", "TileCells", "HostTiles", "tile_read", "tile_source",
+__all__ = ["TILE_SIDES", "CORNER", "TileCells", "HostTiles", "cone", "tile_read", "tile_source",
            "tile_shapes"]
 
 #: The slots of a CPU thread's checks (past the walk's own) holding the first row and
@@ -92,6 +97,19 @@ def tile_shapes(T: int, R: int, C: int, shape: tuple[int, int], slots: int, diag
     n, m = shape
     buffer = (2 * T - 1 + R + C, T + R) if diagonals else (T + R, T + C)
     return (-(-n // T) - 1, R, m), (n, -(-m // T) - 1, C), (slots, *buffer)
+
+
+def cone(depth: int) -> list[tuple[int, int]]:
+    """The tiles of a refill's cone (module docstring) as ``(p, q)``: tile ``(a - p, b -
+    q)`` of the cone from tile ``(a, b)``, for ``p + q <= depth``, in the order of the GPU
+    kernel's blocks (:func:`tile_source`).
+
+    Examples
+    --------
+    >>> cone(2)
+    [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0)]
+    """
+    return [(p, q) for p in range(depth + 1) for q in range(depth + 1 - p)]
 
 
 def tile_read(T: int, R: int, C: int, gpu: bool) -> list[str]:
@@ -157,6 +175,13 @@ def _tile_body(e: Emitter, T: int, R: int, C: int, args: str,
                        first)
         if gpu:
             e("cuda.syncthreads()")
+    if gpu:  # a cone's refill keeps its tiles by rows and stores no edge (they are kept)
+        with e.block("if depth >= 0"):
+            e("H = HELD[k]", f"width = {C} + cols", "q = cuda.threadIdx.x")
+            with e.block(f"while q < ({R} + rows) * width"):
+                e(f"u = q // width - {R}", f"v = q % width - {C}", f"H[u + {R}, v + {C}] = "
+                  f"{at('u', 'v')}", f"q += {T}")
+            e("return")
     if R:
         with e.block(f"if u0 + {T} < n"), _each(e, "r", "cols", threads), \
                 e.block(f"for h in range({R})"):
@@ -171,9 +196,12 @@ def tile_source(T: int, R: int, C: int, nargs: int, bounds: tuple[int, int] | No
                 gpu: bool) -> str:
     """Source of the tile kernel.
 
-    - GPU: ``tile(ROWS, COLS, OUT, ck, diagonal, first, *args)``, block ``k`` (``T``
-      threads, a row of the tile each) filling tile ``(first + k, diagonal - first -
-      k)`` into ``OUT[k]``; ``ck`` the checks' one row.
+    - GPU: ``tile(ROWS, COLS, OUT, HELD, ck, diagonal, first, depth, *args)``, block
+      ``k`` (``T`` threads, a row of the tile each) filling into ``OUT[k]``, with ``depth
+      < 0``, tile ``(first + k, diagonal - first - k)`` and its edges; with ``depth >=
+      0``, the ``k``-th tile of the cone of that depth from tile ``(first, diagonal -
+      first)`` (:func:`cone`; none past the table's first row or column), copied by rows
+      into ``HELD[k]``; ``ck`` the checks' one row.
     - CPU: ``tiles(ROWS, COLS, OUT, bar, chunks, ck, w0, w1, only, *args)``, one parallel
       region for the anti-diagonals of tiles ``w0 .. w1 - 1`` (``only`` >= 0: the tile
       of that row alone), the tiles of one going round the ``chunks`` threads, each
@@ -183,9 +211,16 @@ def tile_source(T: int, R: int, C: int, nargs: int, bounds: tuple[int, int] | No
     args = arg_tail(nargs)
     e = Emitter()
     if gpu:
-        with e.block(f"def tile(ROWS, COLS, OUT, ck, diagonal, first{args})"):
+        with e.block(f"def tile(ROWS, COLS, OUT, HELD, ck, diagonal, first, depth{args})"):
             e("n = ck[0]", "m = ck[1]", "k = cuda.blockIdx.x", "a = first + k",
               "b = diagonal - a", "B = OUT[k]")
+            with e.block("if depth >= 0"):  # the k-th (p, q) with p + q <= depth, p first
+                e("p = 0", "left = k")
+                with e.block("while left > depth - p"):
+                    e("left -= depth - p + 1", "p += 1")
+                e("a = first - p", "b = diagonal - first - left")
+                with e.block("if a < 0 or b < 0"):
+                    e("return")
             _tile_body(e, T, R, C, args, bounds, "ck", "cuda.atomic.cas(ck, 7, 0, 1) == 0", True)
         return e.source
     with e.block(f"def tiles(ROWS, COLS, OUT, bar, chunks, ck, w0, w1, only{args})"):
@@ -218,7 +253,6 @@ class TileCells(ABC):
         self.block_bytes = math.prod(self.out_shape) * size
         self.held: tuple[int, int] | None = None  # the tile held, and its buffer
         self._cells = np.empty((0, 0), dtype=rec.dtype)
-        self._gathers: dict[tuple[int, int, int], np.ndarray] = {}  # window: flat indices
         self._corner = (0, 0)  # its first cell
         self.refills = self.refilled_cells = 0
         self.refill_s = self.compile_s = self.h2d_s = 0.0
@@ -244,7 +278,8 @@ class TileCells(ABC):
 
     @abstractmethod
     def _refill(self, a: int, b: int) -> np.ndarray:
-        """Tile ``(a, b)``'s buffer, filled again from the kept edges (on the host)."""
+        """Tile ``(a, b)`` and its halo filled again from the kept edges, on the host by
+        rows (:func:`place`'s ``[u + R, v + C]``, whatever the buffers' layout)."""
 
     def focus(self, cell: tuple[int, ...]) -> None:
         """Hold ``cell``'s tile and its halo, refilled unless held already."""
@@ -269,16 +304,7 @@ class TileCells(ABC):
         self.focus(cell)
         (n, m), (a0, b0), R, C = self.shape, self._corner, self.R, self.C
         rows, cols = min(self.T, n - a0), min(self.T, m - b0)
-        if self.diagonals:  # gathered into rows (:func:`place`) by flat indices made once
-            width = self._cells.shape[1]
-            flat = self._gathers.get((rows, cols, width))
-            if flat is None:
-                u, v = np.arange(-R, rows)[:, None], np.arange(-C, cols)[None, :]
-                flat = self._gathers[rows, cols, width] = (u + v + R + C) * width + u + R
-            cells = self._cells.reshape(-1).take(flat)
-        else:
-            cells = self._cells[:R + rows, :C + cols]
-        return cells, (a0 - R, b0 - C)
+        return self._cells[:R + rows, :C + cols], (a0 - R, b0 - C)
 
     def __getitem__(self, cell: tuple[int, ...]) -> Any:
         if self.held is None:
@@ -291,8 +317,6 @@ class TileCells(ABC):
                 f"the solution walk read {cell}, outside the tile it holds ({self.held}, "
                 f"{self.T} cells a side, with {self.R} rows above and {self.C} columns left): "
                 "a read farther than the source's offsets say")
-        if self.diagonals:
-            return self._cells[u + v + self.R + self.C, u + self.R]
         return self._cells[u + self.R, v + self.C]
 
 

@@ -8,8 +8,9 @@ into a buffer of its own in device memory; the edges stay on the device.  Where 
 register strips serve the recurrence and a proof covers every read (:func:`strip_pass`),
 the pass is instead one launch of the score's strips of ``T`` rows, which store the
 edges as they go (:func:`runtime.backends.cuda.strip_source.strip_source`'s ``edges``).
-The walk's refill of a tile is the tile kernel on one block, and only that tile's buffer
-comes back to the host.
+The walk's refill of a tile is the tile kernel on the blocks of its cone (the tiles the
+path may cross next, :func:`runtime.backends.tile_edges.cone`), each kept by rows on the
+device, and only the tiles the walk asks for come back to the host, one at a time.
 
 Assumptions: those of :mod:`runtime.backends.tile_edges`; ``T <= 1024`` (a thread a
 row).
@@ -17,6 +18,7 @@ row).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -28,15 +30,41 @@ from depgraph.frontend.narrow import Narrowing
 from depgraph.model import Recurrence
 from patterns import BY_CODE
 from runtime.backends.cuda.cells import rewritten_cell
-from runtime.backends.cuda.device import check_fits, compile_kernel, cuda_module, launcher
+from runtime.backends.cuda.device import (
+    check_fits,
+    compile_kernel,
+    cuda_module,
+    launcher,
+    multiprocessors,
+)
 from runtime.backends.cuda.score import zero_strided
 from runtime.backends.cuda.strip_layout import score_block
 from runtime.backends.cuda.strips import serves_strips, strip_grid, strip_kernel, strip_narrowing
 from runtime.backends.rewrite import CHECK
-from runtime.backends.tile_edges import TileCells, tile_read, tile_source
+from runtime.backends.tile_edges import TileCells, cone, tile_read, tile_source
 from runtime.backends.walk import ARG, arg_reads, checked_read_source, checks, raise_found
 
-__all__ = ["DeviceTiles", "strip_pass"]
+__all__ = ["DeviceTiles", "cone_depth", "strip_pass"]
+
+#: The most device memory a refill's cone holds (its tiles' buffers, both layouts).
+CONE_BYTES = 256 << 20
+
+
+def cone_depth(blocks: int, tile_bytes: int) -> int:
+    """The depth of a refill's cone (:func:`runtime.backends.tile_edges.cone`): the
+    deepest whose tiles number at most ``blocks`` (a block each: the device's
+    multiprocessors, so they run side by side) and hold at most :data:`CONE_BYTES` at
+    ``tile_bytes`` each; at least 1.
+
+    Examples
+    --------
+    >>> cone_depth(132, 800_000), cone_depth(1, 800_000), cone_depth(132, 25_000_000)
+    (14, 1, 3)
+    """
+    depth = 1
+    while (depth + 2) * (depth + 3) // 2 <= min(blocks, CONE_BYTES // tile_bytes):
+        depth += 1
+    return depth
 
 
 def strip_pass(rec: Recurrence, ir: CellIR, T: int, R: int, C: int,
@@ -78,14 +106,25 @@ class DeviceTiles(TileCells):
 
     def __init__(self, rec: Recurrence, ir: CellIR, T: int, R: int, C: int,
                  bounds: tuple[int, int] | None):
-        slots = min(-(-rec.shape[0] // T), -(-rec.shape[1] // T))  # the widest anti-diagonal
-        super().__init__(rec, T, R, C, slots, True)
+        widest = min(-(-rec.shape[0] // T), -(-rec.shape[1] // T))  # tiles of an anti-diagonal
+        size = rec.dtype.itemsize
+        #: how many anti-diagonals of tiles a refill's cone reaches past the tile asked for
+        self.depth = cone_depth(multiprocessors(),
+                                ((2 * T - 1 + R + C) * (T + R) + (T + R) * (T + C)) * size)
+        held = len(cone(self.depth))
+        super().__init__(rec, T, R, C, max(widest, held), True)
+        self.held_shape = (held, T + R, T + C)
+        self.block_bytes += math.prod(self.held_shape) * size
+        #: the tiles the last cone refilled, and the buffer each is kept in
+        self._cone: dict[tuple[int, int], int] = {}
+        self.cones = 0
         #: the register strips' block and narrowing, where they make the forward pass
         self.strips = strip_pass(rec, ir, T, R, C, bounds)
         self.ir = ir
         check_fits(rec, [("the tiles' last rows", self.rows_shape),
                          ("their last columns", self.cols_shape),
-                         (f"{self.out_shape[0]} tiles being filled", self.out_shape)],
+                         (f"{self.out_shape[0]} tiles being filled", self.out_shape),
+                         ("a refill's tiles by rows", self.held_shape)],
                    score=True)
         cuda = cuda_module()
         read = checked_read_source("cuda.atomic.cas(ck, 2, 0, 1) == 0", tile_read(T, R, C, True))
@@ -99,17 +138,20 @@ class DeviceTiles(TileCells):
         self.ROWS = cuda.device_array(self.rows_shape, dtype=rec.dtype)
         self.COLS = cuda.device_array(self.cols_shape, dtype=rec.dtype)
         self.OUT = cuda.device_array(self.out_shape, dtype=rec.dtype)
+        self.HELD = cuda.device_array(self.held_shape, dtype=rec.dtype)
+        self._held = [self.HELD[k] for k in range(held)]
         self.ck = cuda.to_device(checks(1, self.shape)[0])
         self.args = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
                           else x for x in rec.args)
         self.h2d_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        self._launch = launcher(kernel, self._arguments(0, 0))
+        self._launch = launcher(kernel, self._arguments(0, 0, -1))
         self.compile_s = time.perf_counter() - t0
-        self._back = cuda.pinned_array(self.out_shape[1:], dtype=rec.dtype)
+        self._back = cuda.pinned_array(self.held_shape[1:], dtype=rec.dtype)
 
-    def _arguments(self, diagonal: int, first: int) -> tuple:
-        return (self.ROWS, self.COLS, self.OUT, self.ck, diagonal, first, *self.args)
+    def _arguments(self, diagonal: int, first: int, depth: int) -> tuple:
+        return (self.ROWS, self.COLS, self.OUT, self.HELD, self.ck, diagonal, first, depth,
+                *self.args)
 
     def forward(self, progress: Callable[[int], None] | None) -> float:
         """Fill every anti-diagonal of tiles in order, keeping their edges; the seconds
@@ -123,7 +165,7 @@ class DeviceTiles(TileCells):
         t0 = time.perf_counter()
         for d in range(A + W - 1):
             first = max(0, d - W + 1)
-            self._launch(min(A - 1, d) - first + 1, T, self._arguments(d, first))
+            self._launch(min(A - 1, d) - first + 1, T, self._arguments(d, first, -1))
             if progress and (d + 1) % every == 0:
                 cuda.synchronize()
                 progress(self.cells_before(d + 1))
@@ -156,6 +198,13 @@ class DeviceTiles(TileCells):
         return time.perf_counter() - t0
 
     def _refill(self, a: int, b: int) -> np.ndarray:
-        self._launch(1, self.T, self._arguments(a + b, a))
-        self.OUT[0].copy_to_host(self._back)  # pinned: no staging through the driver
+        slot = self._cone.get((a, b))
+        if slot is None:  # the cone from this tile, its blocks side by side
+            tiles = cone(self.depth)
+            self._launch(len(tiles), self.T, self._arguments(a + b, a, self.depth))
+            self._cone = {(a - p, b - q): k for k, (p, q) in enumerate(tiles)
+                          if p <= a and q <= b}
+            self.cones += 1
+            slot = 0
+        self._held[slot].copy_to_host(self._back)  # pinned: no staging through the driver
         return self._back
