@@ -260,7 +260,7 @@ def _print_result(data: dict[str, Any], as_json: bool, text: Callable[[dict[str,
         return
     t0 = time.perf_counter()
     phases = data["phases"]
-    body = json.dumps({k: v for k, v in data.items() if k != "phases"})
+    body = json.dumps({k: v for k, v in data.items() if k != "phases"}, check_circular=False)
     output_s = time.perf_counter() - t0
     phases = {**{k: v for k, v in phases.items() if k != "total_s"},
               "output_s": made_s + output_s, "total_s": phases["total_s"] + output_s}
@@ -297,7 +297,7 @@ def _solution_request(args: argparse.Namespace) -> Path | None:
 
 def _write_solution(out: Path, found: depgraph.Solution) -> None:
     """``--solution-out``: the solution's JSON object, whole or not at all."""
-    atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json())))
+    atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json(), check_circular=False)))
 
 
 def _run(args: argparse.Namespace) -> int:
