@@ -3,7 +3,8 @@
 the compiled provenance step (:mod:`runtime.backends.provenance_step`).
 
 The walk keeps the cells in the order found (its queue: a cell is taken from it in the
-order it was put in), the edges in order, a hash set of the cells seen, the count of
+order it was put in), the edges in order (each end as where its cell was found in the
+queue), a hash map of the cells seen to where they were found, the count of
 undecided cells and whether an edge reached a cell already seen (only then may the
 edges loop: :func:`depgraph.frontend.provenance.solution` looks for a loop then).  It
 runs over a *window*: a dense array of the table's cells from an origin, the whole
@@ -72,29 +73,31 @@ DONE, GROW = 0, 3
 
 
 def _seen_sources() -> tuple[str, str]:
-    """Sources of ``seen_add(H, key)`` (whether ``key`` was new: a hash set of flat cells
-    in ``H``, a power of two of slots, ``-1`` empty; at most half full) and of
-    ``seen_fill(H, cells, count)`` (the first ``count`` cells put in), apart: each is
-    compiled from a file of its own, the second seeing the first compiled."""
-    add, fill = Emitter(), Emitter()
-    with add.block("def seen_add(H, key)"):
-        add("mask = H.shape[0] - 1", "h = key * -7046029254386353131",  # Fibonacci hashing
+    """Sources of ``seen_put(H, key, at)`` (a hash map of flat cells to where the walk
+    found them, in ``H``'s rows ``(key, at)``, a power of two of rows, key ``-1`` empty; at
+    most half full: ``-1`` where ``key`` was new, put in at ``at``, else where it was
+    found) and of ``seen_fill(H, cells, count)`` (the first ``count`` cells put in at
+    their places), apart: each is compiled from a file of its own, the second seeing the
+    first compiled."""
+    put, fill = Emitter(), Emitter()
+    with put.block("def seen_put(H, key, at)"):
+        put("mask = H.shape[0] - 1", "h = key * -7046029254386353131",  # Fibonacci hashing
             "h = (h ^ (h >> 32)) & mask")
-        with add.block("while True"):
-            add("v = H[h]")
-            with add.block("if v == key"):
-                add("return False")
-            with add.block("if v == -1"):
-                add("H[h] = key", "return True")
-            add("h = (h + 1) & mask")
+        with put.block("while True"):
+            put("v = H[h, 0]")
+            with put.block("if v == key"):
+                put("return H[h, 1]")
+            with put.block("if v == -1"):
+                put("H[h, 0] = key", "H[h, 1] = at", "return -1")
+            put("h = (h + 1) & mask")
     with fill.block("def seen_fill(H, cells, count)"):
         with fill.block("for q in range(count)"):
-            fill("seen_add(H, cells[q])")
-    return add.source, fill.source
+            fill("seen_put(H, cells[q], q)")
+    return put.source, fill.source
 
 
 def _seen() -> dict[str, Any]:
-    """The compiled ``seen_add`` and ``seen_fill`` (:func:`_seen_sources`), kept on disk
+    """The compiled ``seen_put`` and ``seen_fill`` (:func:`_seen_sources`), kept on disk
     like the kernels (the walk calls them from Python too, as it starts and grows)."""
 
     def build() -> dict[str, Any]:
@@ -102,7 +105,7 @@ def _seen() -> dict[str, Any]:
             return cpu.jit(func, cache=cache, **_INLINED)
 
         built: dict[str, Any] = {}
-        for name, source in zip(("seen_add", "seen_fill"), _seen_sources()):
+        for name, source in zip(("seen_put", "seen_fill"), _seen_sources()):
             key = digest(source, built)
             built[name] = remember(compile_kept(source, name, dict(built), f"s{key}", jit), key)
         return built
@@ -132,11 +135,12 @@ def _walk_source(ndim: int, nargs: int) -> str:
                 e(f"pos[{CODE}] = st[{WHY}]", "return")
             e("k = r[0]", f"t = pos[{TAIL}]", f"d = pos[{EDGES}]")
             with e.block("for q in range(k)"):
-                e("x = r[1 + q]", "edges[d, 0] = c", "edges[d, 1] = x", "d += 1")
-                with e.block("if seen_add(seen, x)"):
-                    e("cells[t] = x", "t += 1")
+                e("x = r[1 + q]", f"edges[d, 0] = pos[{HEAD}]", "at = seen_put(seen, x, t)")
+                with e.block("if at < 0"):
+                    e("cells[t] = x", "edges[d, 1] = t", "t += 1")
                 with e.block("else"):
-                    e(f"pos[{REVISIT}] = 1")
+                    e("edges[d, 1] = at", f"pos[{REVISIT}] = 1")
+                e("d += 1")
             with e.block(f"if k > 1 and st[{COMPARED}] == 0"):  # a sum nothing chose
                 e(f"pos[{UNDECIDED}] += 1")
             e(f"pos[{TAIL}] = t", f"pos[{EDGES}] = d", f"pos[{HEAD}] += 1")
@@ -178,7 +182,7 @@ class CompiledWalk:
 
         step = CACHE.get(self.rec.func, ("walk step", key), build)
         return cpu.kernel(self.rec, _walk_source(self.ndim, len(self.rec.args)), "walk", step,
-                          {"seen_add": _seen()["seen_add"]})
+                          {"seen_put": _seen()["seen_put"]})
 
     def __call__(self, table: np.ndarray | Cells, start: Cell,
                  step: Callable[[Cell], tuple[tuple[Cell, ...], bool]]) -> Walked | None:
@@ -257,10 +261,10 @@ class _State:
         self.pos = np.zeros(6, dtype=np.int64)
         self.cells = np.empty(1024, dtype=np.int64)
         self.edges = np.empty((1024, 2), dtype=np.int64)
-        self.seen = np.full(4096, -1, dtype=np.int64)
+        self.seen = np.full((4096, 2), -1, dtype=np.int64)
         self.cells[0] = np.ravel_multi_index(start, shape)
         self.pos[TAIL] = 1
-        _seen()["seen_add"](self.seen, self.cells[0])
+        _seen()["seen_put"](self.seen, self.cells[0], 0)
 
     def cell(self, k: int) -> Cell:
         """The ``k``-th cell found."""
@@ -279,35 +283,34 @@ class _State:
             size = len(self.seen)
             while 2 * (tail + more + CAP) > size:
                 size *= 4
-            self.seen = np.full(size, -1, dtype=np.int64)
+            self.seen = np.full((size, 2), -1, dtype=np.int64)
             _seen()["seen_fill"](self.seen, self.cells, tail)
 
     def put(self, head: int, reads: tuple[Cell, ...], unchosen: bool) -> None:
         """The reads the Python step found for the cell at ``head``."""
-        add = _seen()["seen_add"]
-        c = self.cells[head]
+        seen_put = _seen()["seen_put"]
         for read in reads:
-            x = np.ravel_multi_index(read, self.shape)
-            self.edges[self.pos[EDGES]] = (c, x)
-            self.pos[EDGES] += 1
-            if add(self.seen, x):
-                self.cells[self.pos[TAIL]] = x
+            tail, x = int(self.pos[TAIL]), np.ravel_multi_index(read, self.shape)
+            at = seen_put(self.seen, x, tail)
+            if at < 0:
+                self.cells[tail] = x
                 self.pos[TAIL] += 1
             else:
                 self.pos[REVISIT] = 1
+            self.edges[self.pos[EDGES]] = (head, tail if at < 0 else at)
+            self.pos[EDGES] += 1
         self.pos[UNDECIDED] += unchosen
         self.pos[HEAD] = head + 1
 
     def walked(self) -> Walked:
         """The cells, the edges, the undecided count and whether an edge reached a cell
-        already seen, as Python values."""
-        cells = self._cells(self.cells[:self.pos[TAIL]])
-        ends = self.edges[:self.pos[EDGES]]
-        edges = list(zip(self._cells(ends[:, 0]), self._cells(ends[:, 1])))
+        already seen, as Python values: each cell one tuple, which every edge holding it
+        shares (the edges hold where their cells were found)."""
+        flat = self.cells[:self.pos[TAIL]]
+        cells = list(zip(*(a.tolist() for a in np.unravel_index(flat, self.shape))))
+        ends, found = self.edges[:self.pos[EDGES]], cells.__getitem__
+        edges = list(zip(map(found, ends[:, 0].tolist()), map(found, ends[:, 1].tolist())))
         return cells, edges, int(self.pos[UNDECIDED]), bool(self.pos[REVISIT])
-
-    def _cells(self, flat: np.ndarray) -> list[Cell]:
-        return list(zip(*(a.tolist() for a in np.unravel_index(flat, self.shape))))
 
 
 def compiled_walk(rec: Recurrence) -> CompiledWalk | None:
