@@ -48,7 +48,7 @@ from runtime.backends.emit import compile_kept, compile_source, digest, remember
 __all__ = ["cuda_module", "simulated", "open_early", "status", "require", "release",
            "DeviceFill", "Launches", "launcher",
            "multiprocessors", "sms", "max_blocks", "free_memory", "check_fits", "run",
-           "compile_kernel",
+           "host_copy", "compile_kernel",
            "compile_device", "device_cell", "cooperative_blocks", "coherent_names", "nap",
            "THREADS"]
 
@@ -333,6 +333,33 @@ def launcher(kernel: Any, first: tuple[Any, ...]) -> Callable[[int, int, tuple[A
         proven[0] = True
 
     return launch
+
+
+def host_copy(dst: np.ndarray, src: Any) -> Callable[[], None]:
+    """A copy of the device array ``src`` into the host array ``dst`` (the same bytes;
+    pinned, so nothing is staged), returning once done.  numba's ``copy_to_host`` checks
+    the context and both arrays on every call, a good part of a small copy's time; this
+    goes to the driver with the pointers found once.  numba's own copy under the
+    simulator, or where this numba-cuda lacks the pieces."""
+    if simulated():
+        return lambda: src.copy_to_host(dst)
+    try:
+        from numba.cuda.cudadrv import driver as nd
+
+        copy = nd.driver.cuMemcpyDtoH
+        args = (nd.host_pointer(dst), nd.device_pointer(src), src.alloc_size)
+    except Exception:  # an API this numba-cuda lacks: numba's own copy
+        return lambda: src.copy_to_host(dst)
+    if dst.nbytes != src.alloc_size:
+        raise ValueError(f"a copy of {src.alloc_size} bytes into {dst.nbytes}")
+
+    def direct() -> None:
+        try:
+            copy(*args)
+        except Exception as exc:
+            raise _fault(exc) from None
+
+    return direct
 
 
 def compile_for(kernel: Any, args: tuple[Any, ...]) -> Any:

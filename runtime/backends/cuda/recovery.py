@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from depgraph.model import Recurrence
-from runtime.backends.cuda.device import THREADS, compile_kernel, cuda_module, launcher
+from runtime.backends.cuda.device import (
+    THREADS,
+    compile_kernel,
+    cuda_module,
+    host_copy,
+    launcher,
+)
 from runtime.backends.emit import Emitter
 
 __all__ = ["DeviceCells", "TILE", "KEPT"]
@@ -81,6 +87,7 @@ class DeviceCells:
         cuda = cuda_module()
         self._out = cuda.device_array(tile * tile, dtype=table.dtype)
         self._back = cuda.pinned_array(tile * tile, dtype=table.dtype)
+        self._copy = host_copy(self._back, self._out)  # pinned: nothing staged
         kernel = compile_kernel(rec, _tile_source(), "copy_tile", cell=False)
         self._launch = launcher(kernel, (self._flat, self._width, tile, 0, 0, self._out))
         self._last: tuple[int, int] | None = None  # the tile read last, and its cells
@@ -133,7 +140,7 @@ class DeviceCells:
         t = self._tile
         self._launch(math.ceil(t * t / THREADS), THREADS,
                      (self._flat, self._width, t, tr * t, tc * t, self._out))
-        self._out.copy_to_host(self._back)  # pinned: no staging through the driver's buffers
+        self._copy()
         held = self._back.reshape(t, t).copy()
         self._held[(tr, tc)] = held
         if len(self._held) > self._kept:

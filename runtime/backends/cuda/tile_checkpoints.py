@@ -34,6 +34,7 @@ from runtime.backends.cuda.device import (
     check_fits,
     compile_kernel,
     cuda_module,
+    host_copy,
     launcher,
     multiprocessors,
 )
@@ -139,7 +140,6 @@ class DeviceTiles(TileCells):
         self.COLS = cuda.device_array(self.cols_shape, dtype=rec.dtype)
         self.OUT = cuda.device_array(self.out_shape, dtype=rec.dtype)
         self.HELD = cuda.device_array(self.held_shape, dtype=rec.dtype)
-        self._held = [self.HELD[k] for k in range(held)]
         self.ck = cuda.to_device(checks(1, self.shape)[0])
         self.args = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray)
                           else x for x in rec.args)
@@ -148,6 +148,8 @@ class DeviceTiles(TileCells):
         self._launch = launcher(kernel, self._arguments(0, 0, -1))
         self.compile_s = time.perf_counter() - t0
         self._back = cuda.pinned_array(self.held_shape[1:], dtype=rec.dtype)
+        #: each refilled tile's copy by rows into the pinned buffer
+        self._copies = [host_copy(self._back, self.HELD[k]) for k in range(held)]
 
     def _arguments(self, diagonal: int, first: int, depth: int) -> tuple:
         return (self.ROWS, self.COLS, self.OUT, self.HELD, self.ck, diagonal, first, depth,
@@ -206,5 +208,5 @@ class DeviceTiles(TileCells):
                           if p <= a and q <= b}
             self.cones += 1
             slot = 0
-        self._held[slot].copy_to_host(self._back)  # pinned: no staging through the driver
+        self._copies[slot]()
         return self._back
