@@ -56,7 +56,7 @@ from runtime.backends.provenance_step import (
     wide_type,
 )
 
-__all__ = ["CompiledWalk", "compiled_walk"]
+__all__ = ["CompiledWalk", "compiled_walk", "prepare"]
 
 #: How the walk's step, its helpers and its seen set are compiled: inlined into the walk
 #: kernel, and the step's key says so (a kernel calling a function made from generated
@@ -111,6 +111,19 @@ def _seen() -> dict[str, Any]:
         return built
 
     return CACHE.get(_seen_sources, ("seen",), build)
+
+
+def prepare() -> None:
+    """Load the hash map every compiled walk starts with (:func:`_seen`), and with it, in
+    a process that has run no CPU function yet (one that filled on the GPU), numba's CPU
+    target, whose start (imports, scipy's among them where it is installed) took a few
+    tenths of a second: a caller waiting on the device has it done meanwhile.
+
+    Examples
+    --------
+    >>> prepare()
+    """
+    _seen()["seen_put"](np.full((2, 2), -1, dtype=np.int64), 0, 0)
 
 
 def _walk_source(ndim: int, nargs: int) -> str:

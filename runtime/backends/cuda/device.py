@@ -336,22 +336,36 @@ def launcher(kernel: Any, first: tuple[Any, ...]) -> Callable[[int, int, tuple[A
 
 
 def host_copy(dst: np.ndarray, src: Any) -> Callable[[], None]:
-    """A copy of the device array ``src`` into the host array ``dst`` (the same bytes;
-    pinned, so nothing is staged), returning once done.  numba's ``copy_to_host`` checks
-    the context and both arrays on every call, a good part of a small copy's time; this
-    goes to the driver with the pointers found once.  numba's own copy under the
-    simulator, or where this numba-cuda lacks the pieces."""
-    if simulated():
-        return lambda: src.copy_to_host(dst)
+    """A copy of the device array ``src`` into the host array ``dst`` (both contiguous,
+    of the same shape and dtype; ``dst`` pinned, so nothing is staged), returning once
+    done.  numba's ``copy_to_host`` checks the context and both arrays on every call, a
+    good part of a small copy's time; this goes to the driver with the pointers found
+    once.  numba's own copy under the simulator, or where this numba-cuda lacks the
+    pieces.
+
+    Examples
+    --------
+    >>> cuda = require()
+    >>> back = np.zeros(4, dtype=np.int32)
+    >>> copy = host_copy(back, cuda.to_device(np.arange(4, dtype=np.int32)))
+    >>> copy(); back.tolist()
+    [0, 1, 2, 3]
+    """
+    if dst.shape != src.shape or dst.dtype != src.dtype or not dst.flags.c_contiguous:
+        raise ValueError(f"a copy of a {src.shape} {src.dtype} device array into a "
+                         f"{dst.shape} {dst.dtype} array that is not its like")
+    def numbas() -> None:
+        src.copy_to_host(dst)
+
+    if simulated() or not src.is_c_contiguous():
+        return numbas
     try:
         from numba.cuda.cudadrv import driver as nd
 
         copy = nd.driver.cuMemcpyDtoH
-        args = (nd.host_pointer(dst), nd.device_pointer(src), src.alloc_size)
+        args = (nd.host_pointer(dst), nd.device_pointer(src), dst.nbytes)
     except Exception:  # an API this numba-cuda lacks: numba's own copy
-        return lambda: src.copy_to_host(dst)
-    if dst.nbytes != src.alloc_size:
-        raise ValueError(f"a copy of {src.alloc_size} bytes into {dst.nbytes}")
+        return numbas
 
     def direct() -> None:
         try:

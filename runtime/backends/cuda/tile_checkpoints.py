@@ -37,6 +37,7 @@ from runtime.backends.cuda.device import (
     host_copy,
     launcher,
     multiprocessors,
+    simulated,
 )
 from runtime.backends.cuda.score import zero_strided
 from runtime.backends.cuda.strip_layout import score_block
@@ -119,6 +120,8 @@ class DeviceTiles(TileCells):
         #: the tiles the last cone refilled, and the buffer each is kept in
         self._cone: dict[tuple[int, int], int] = {}
         self.cones = 0
+        #: seconds the forward pass's ``meanwhile`` took past the pass's end
+        self.unhidden_s = 0.0
         #: the register strips' block and narrowing, where they make the forward pass
         self.strips = strip_pass(rec, ir, T, R, C, bounds)
         self.ir = ir
@@ -155,12 +158,20 @@ class DeviceTiles(TileCells):
         return (self.ROWS, self.COLS, self.OUT, self.HELD, self.ck, diagonal, first, depth,
                 *self.args)
 
-    def forward(self, progress: Callable[[int], None] | None) -> float:
+    def forward(self, progress: Callable[[int], None] | None,
+                meanwhile: Callable[[], None] | None = None) -> float:
         """Fill every anti-diagonal of tiles in order, keeping their edges; the seconds
         it took (``progress``, if given, told about the cells done about every 1% of the
-        anti-diagonals).  ``RecurrenceError`` for what the checks found."""
+        anti-diagonals).  ``RecurrenceError`` for what the checks found.  ``meanwhile``,
+        if given, runs on the host while the strips' pass runs on the device (else
+        before the pass), its seconds past the pass's end (:attr:`unhidden_s`) not
+        among the pass's."""
         if self.strips is not None:
-            return self._strip_forward(progress)
+            return self._strip_forward(progress, meanwhile)
+        if meanwhile:  # a launch an anti-diagonal of tiles: the host is busy launching
+            t0 = time.perf_counter()
+            meanwhile()
+            self.unhidden_s = time.perf_counter() - t0
         (A, W), T = self.tiles, self.T
         cuda = cuda_module()
         every = max(1, (A + W - 1) // 100)
@@ -176,9 +187,11 @@ class DeviceTiles(TileCells):
         raise_found(self.ck.copy_to_host()[None, :], self.rec)
         return run_s
 
-    def _strip_forward(self, progress: Callable[[int], None] | None) -> float:
+    def _strip_forward(self, progress: Callable[[int], None] | None,
+                       meanwhile: Callable[[], None] | None) -> float:
         """The forward pass by the register strips of ``T`` rows, in one launch (no read
-        or value to check: :func:`strip_pass`); the seconds it took."""
+        or value to check: :func:`strip_pass`), ``meanwhile`` run as it runs; the
+        seconds the device took (its events; under the simulator, the wall's)."""
         assert self.strips is not None
         R, C, nw = self.strips
         cuda = cuda_module()
@@ -190,14 +203,23 @@ class DeviceTiles(TileCells):
         ring, ticket = (cuda.to_device(a) for a in sched)
         out = cuda.device_array((1, 1), dtype=self.rec.dtype)
         self.h2d_s += time.perf_counter() - t0
+        start, end = cuda.event(), cuda.event()
         t0 = time.perf_counter()
+        start.record()
         kern[strip_grid(cuda, nstrips), 32](zero_strided(out, self.shape), ring, ticket,
                                             nstrips, nslots, out, self.ROWS, self.COLS,
                                             *self.args)
-        cuda.synchronize()
+        end.record()
+        if meanwhile:
+            meanwhile()
+        end.synchronize()
+        wall = time.perf_counter() - t0
         if progress:
             progress(self.rec.cells)
-        return time.perf_counter() - t0
+        device_s = wall if simulated() else start.elapsed_time(end) / 1e3
+        if meanwhile:
+            self.unhidden_s = max(0.0, wall - device_s)
+        return device_s
 
     def _refill(self, a: int, b: int) -> np.ndarray:
         slot = self._cone.get((a, b))
