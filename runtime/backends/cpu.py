@@ -50,6 +50,7 @@ from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
 from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, jit, \
     numba_module
 from runtime.backends.shear import gather_line
+from runtime.backends.walk import value_bounds
 from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
 
 __all__ = [
@@ -530,10 +531,11 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     reads and values, flagging ``ck[OOB]`` for a read out of the table or in a region the
     pattern does not allow (:func:`compiled_cell`; but those ``trusted`` proves), and
     recording the first value that does not fit an integer table at ``ck[MISFIT]``, as
-    :func:`sweep_fill` (zeros otherwise).
+    :func:`sweep_fill`, where no proof keeps the values in the dtype (:func:`_fits`)
+    (zeros otherwise).
     """
     pattern = PATTERNS[pattern_index]
-    fits = checked and M.dtype.kind in "iu"
+    fits = checked and _fits(rec, ir, pattern.steps(M.shape))
     src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "pattern", parallel, fits)
@@ -564,11 +566,33 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     (210, 0)
     """
     code = PATTERNS[pattern_index].code
-    fits = checked and M.dtype.kind in "iu"
+    fits = checked and _fits(rec, ir, PATTERNS[pattern_index].steps(M.shape))
     tile = tile or tile_for(M.shape[1], barrier_threads(), ir.straight)
     src = _tiled_source(code, len(rec.args), tile, checked, fits)
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "tiled", True, fits)
+
+
+def _fits(rec: Recurrence, ir: CellIR, steps: int) -> bool:
+    """Whether a checked fill of ``steps`` steps checks each value against the table's
+    dtype: an integer table whose values no proof keeps inside it
+    (:func:`runtime.backends.walk.value_bounds`, as the GPU's checked fills).  The proof
+    holds for a fill whose every read is of an earlier step, which the fill's own read
+    checks make sure of (a read that is not is flagged, and the table not used).
+
+    Examples
+    --------
+    >>> from depgraph import cell_ir, recurrence
+    >>> @recurrence(shape=(40, 40), dtype=np.int8)
+    ... def paths(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+    >>> @recurrence(shape=(40, 40), dtype=np.int8)
+    ... def kept(M, i, j):
+    ...     return 1 if i == 0 or j == 0 else (M[i - 1, j] + M[i, j - 1]) % 100
+    >>> _fits(paths, cell_ir(paths), 79), _fits(kept, cell_ir(kept), 79)
+    (True, False)
+    """
+    return value_bounds(rec, ir, steps) is not None
 
 
 def _pattern_cell(rec: Recurrence, ir: CellIR, pattern_index: int, checked: bool,
@@ -586,8 +610,9 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hype
     region as :func:`pattern_fill`.  Returns the check array and the timing: with
     ``checked``, the fill checks its own reads and values, flagging ``ck[OOB]`` for a
     read out of the table or not on an earlier hyperplane, and ``ck[MISFIT]`` for a value
-    that does not fit an integer table (zeros otherwise); of arguments' elements, it
-    reads those ``trusted`` proves inside them unchecked.
+    that does not fit an integer table where no proof keeps it in (:func:`_fits`) (zeros
+    otherwise); of arguments' elements, it reads those ``trusted`` proves inside them
+    unchecked.
 
     Examples
     --------
@@ -600,7 +625,7 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hype
     >>> M[3].tolist(), int(ck[OOB])
     ([1, 9, 18, 19, 1], 0)
     """
-    fits = checked and M.dtype.kind in "iu"
+    fits = checked and _fits(rec, ir, hyperplane.steps(M.shape))
     src = _hyperplane_source(hyperplane.pi, len(rec.args), parallel, checked, fits)
     cell = compiled_cell(rec, ir, checked, None, hyperplane.pi if checked else None,
                          trusted if checked else None)
