@@ -297,7 +297,8 @@ def _solution_request(args: argparse.Namespace) -> Path | None:
 
 def _write_solution(out: Path, found: depgraph.Solution) -> None:
     """``--solution-out``: the solution's JSON object, whole or not at all."""
-    atomic_write(out, lambda tmp: Path(tmp).write_text(json.dumps(found.to_json(), check_circular=False)))
+    text = json.dumps(found.to_json(), check_circular=False)
+    atomic_write(out, lambda tmp: Path(tmp).write_text(text))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -244,7 +244,7 @@ class TileCells(ABC):
 
     def __init__(self, rec: Recurrence, T: int, R: int, C: int, slots: int, diagonals: bool):
         self.rec, self.shape = rec, (rec.shape[0], rec.shape[1])
-        self.T, self.R, self.C, self.diagonals = T, R, C, diagonals
+        self.T, self.R, self.C = T, R, C
         self.tiles = (-(-self.shape[0] // T), -(-self.shape[1] // T))
         self.rows_shape, self.cols_shape, self.out_shape = tile_shapes(T, R, C, self.shape,
                                                                        slots, diagonals)
