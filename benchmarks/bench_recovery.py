@@ -1,8 +1,9 @@
 """Solution recovery on the GPU (issue 43, item 3; SPEC section 5, the thesis's claim):
 an LCS path read from the table where it lies, only the tiles it crosses coming back
 (:class:`runtime.backends.cuda.recovery.DeviceCells`), against copying the table back and
-walking it on the host.  Both walks run the same cell function in Python; the solutions
-are compared.  Medians of ``--repeat``, after a warm-up fill.
+walking it on the host.  Both are ``fill(..., solution=True)``'s walk (the compiled one,
+a window at a time on the device's side), and the solutions are compared.  Medians of
+``--repeat``, after a warm-up fill and walk each.
 
     python benchmarks/bench_recovery.py [--sizes 4096,32768] [--repeat 3]
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +20,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
 
 import lcs  # noqa: E402
 
-from depgraph import fill, solution  # noqa: E402
+from depgraph import fill  # noqa: E402
 from runtime.backends.cuda.device import status  # noqa: E402
 
 
@@ -32,16 +32,16 @@ def main() -> None:
     print(status()[1])
     for n in (int(s) for s in a.sizes.split(",")):
         rec = lcs.lcs(n)
-        fill(rec, backend="cuda", copy_back=False)
+        fill(rec, backend="cuda", copy_back=False, solution=True)
+        fill(rec, backend="cuda", solution=True)
         on_device, copied, walks, tiles = [], [], [], ""
         for _ in range(a.repeat):
             here = fill(rec, backend="cuda", copy_back=False, solution=True)
             on_device.append(here.solution_s)
             tiles = next(x for x in here.notes if x.startswith("solution read"))
-            back = fill(rec, backend="cuda")
-            t0 = time.perf_counter()
-            host = solution(rec, back.table)
-            walks.append(time.perf_counter() - t0)
+            back = fill(rec, backend="cuda", solution=True)
+            host = back.solution
+            walks.append(back.solution_s)
             copied.append(back.d2h_s + walks[-1])
             assert host.to_json() == here.solution.to_json()
         print(f"LCS {n}^2: path of {len(host.cells):,} cells | on the device "
