@@ -129,9 +129,11 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
         how = ["rows top to bottom, each left to right, on one core",
                f"blocks of {plan.rows:,} rows, {halo}"]
     told = progress("filling cells", rec.cells) if progress else None
-    # the GPU's pass leaves the host waiting: the walk's start is made then
-    run_s = blocks.forward(told, prepare) if isinstance(blocks, DeviceTiles) else \
-        blocks.forward(told)
+    if isinstance(blocks, DeviceTiles):  # the GPU's pass leaves the host waiting: the
+        run_s = blocks.forward(told, prepare)  # walk's start is made then
+        unhidden_s = blocks.unhidden_s  # what of it the pass did not hide
+    else:
+        run_s, unhidden_s = blocks.forward(told), 0.0
     last = (n - 1, m - 1)
     blocks.focus(last)
     value, compile_s = blocks[last], blocks.compile_s
@@ -142,7 +144,7 @@ def score_solution(rec: Recurrence, backend: str = "auto", target: Sequence[int]
     found = solution(rec, blocks, start, walker=walker)
     walk_s = (time.perf_counter() - t0 - (blocks.refill_s - refill_s)
               - (blocks.compile_s - compile_s) - (walker.compile_s if walker else 0.0)
-              + getattr(blocks, "unhidden_s", 0.0))
+              + unhidden_s)
     answer = start == rec.target
     cell, value = (start, found.value) if answer else (last, value)
     recovery = Recovery(found, plan, blocks.checkpoint_bytes, blocks.block_bytes, blocks.refills,

@@ -354,6 +354,7 @@ def host_copy(dst: np.ndarray, src: Any) -> Callable[[], None]:
     if dst.shape != src.shape or dst.dtype != src.dtype or not dst.flags.c_contiguous:
         raise ValueError(f"a copy of a {src.shape} {src.dtype} device array into a "
                          f"{dst.shape} {dst.dtype} array that is not its like")
+
     def numbas() -> None:
         src.copy_to_host(dst)
 
