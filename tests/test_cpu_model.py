@@ -8,10 +8,12 @@ import pytest
 from stencil import make_stencil
 
 from depgraph import fill, recurrence
+from patterns import BY_CODE
+from patterns.eight import step_line
 from runtime.backends import cpu
 from runtime.schedule import choose as choice
 from runtime.schedule import cpu_model
-from runtime.schedule.cpu_model import CpuCosts, predict, step_widths
+from runtime.schedule.cpu_model import CpuCosts, predict, step_rounds
 from runtime.schedule.plan import make_plan
 
 COSTS = CpuCosts("test CPU", 2, 2e-9, 1e-7, 0.0, "now", "")
@@ -26,10 +28,16 @@ def costs(monkeypatch):
     return COSTS
 
 
-def test_step_widths_sum_to_the_cells():
+def test_step_rounds_are_the_steps_widths_shared_out():
     for code in ("RUD", "CRL", "NOSE", "SONE"):
-        for shape in ((1, 9), (9, 1), (7, 11), (12, 5)):
-            assert step_widths(*shape, code).sum() == shape[0] * shape[1]
+        for shape in ((1, 1), (1, 9), (9, 1), (7, 11), (12, 5), (64, 64)):
+            n, m = shape
+            p = BY_CODE[code]
+            widths = np.array([step_line(p.index, t, n, m)[4] for t in range(p.steps(shape))])
+            assert widths.sum() == n * m
+            for threads in (1, 2, 3, 16):
+                assert step_rounds(n, m, code, threads) == (
+                    int(np.sum(-(-widths // threads))), len(widths))
 
 
 def test_a_new_tables_first_touch_is_paid_whatever_the_threads():

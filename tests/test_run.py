@@ -167,14 +167,18 @@ def test_a_recurrence_no_pattern_fits_is_filled_by_its_hyperplane(write_rec, bac
     same(r.table, reference)
 
 
-@pytest.mark.parametrize("source, schedule, said", [
-    (SKEW, "hyperplane", "sheared into a 300x699 table"),
+@pytest.mark.parametrize("source, m, schedule, said", [
+    # the sheared table's cells outside the table are filled too: a wide table, whose
+    # sheared box is not much larger, pays for it; a square one, whose box is twice the
+    # table, does not on two threads
+    (SKEW, 4000, "hyperplane", "sheared into a 300x4299 table"),
+    (SKEW, 400, "sequential", "sheared into a 300x699 table"),
     # no certificate (the guard's bound is data), so no shear: the steps' cells are a row
     # apart, each a cache line of its own, which the model counts against the steps
-    (UNPROVEN_SKEW, "sequential", f"a cell of a step {cpu_model.SCATTERED}x")])
-def test_auto_weighs_the_cpu_hyperplanes_by_the_model(write_rec, monkeypatch, source,
+    (UNPROVEN_SKEW, 400, "sequential", f"a cell of a step {cpu_model.SCATTERED}x")])
+def test_auto_weighs_the_cpu_hyperplanes_by_the_model(write_rec, monkeypatch, source, m,
                                                       schedule, said):
-    rec = load(write_rec(source.format(n=300, m=400)))
+    rec = load(write_rec(source.format(n=300, m=m)))
     monkeypatch.setattr(cpu_model, "calibration", lambda threads: CpuCosts(
         "test", threads, 1e-6, 1e-9, 0.0, True, ""))
     monkeypatch.setattr(choose, "barrier_threads", lambda: 2)

@@ -187,7 +187,8 @@ def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
     :mod:`runtime.schedule.cpu_model` predicts it at most its margin of the sequential
     fill on the threads at hand, else the sequential fill; and why (``head`` first).
     With ``sheared``, the hyperplanes are filled as the tiles of the sheared table (its
-    cells outside the table cost nothing), then gathered back."""
+    cells outside the table filled too, each a test and a store), then gathered back
+    into a new table (its first touch again, and a pass over it)."""
     threads = barrier_threads()
     if threads == 1:
         return "sequential", f"{head}; one CPU thread, so the sequential fill"
@@ -196,9 +197,9 @@ def _cpu_steps_choice(plan: Plan, head: str, schedule: str, widths: np.ndarray,
     costs, cell, basis = _cell_cost(plan, threads)
     touch = plan.recurrence.cells * plan.recurrence.dtype.itemsize * costs.touch_s
     if sheared is not None:
-        box = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
-                                plan.recurrence.dtype.itemsize, plan.ir.straight)["tiled"]
-        parallel = box * plan.recurrence.cells / (sheared.box[0] * sheared.box[1]) + 2 * touch
+        parallel = cpu_model.predict(costs, sheared.box, "NOSE", cell, threads,
+                                     plan.recurrence.dtype.itemsize,
+                                     plan.ir.straight)["tiled"] + 2 * touch
     else:
         # a 2-D hyperplane's step crosses rows (a k-D one's sequential fill takes its order)
         apart = cpu_model.SCATTERED if (schedule == "hyperplane"

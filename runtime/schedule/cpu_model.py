@@ -67,7 +67,7 @@ from patterns import BY_CODE, DIAGONAL_FLIPS, Sweep
 from runtime.backends import cpu
 
 __all__ = ["CpuCosts", "calibration", "measuring", "measuring_s", "predict", "predict_steps",
-           "step_widths", "MARGIN", "LOOP_CELLS", "SCATTERED", "busy_cores", "best_of"]
+           "step_rounds", "MARGIN", "LOOP_CELLS", "SCATTERED", "busy_cores", "best_of"]
 
 #: A parallel fill is taken when predicted at most this share of the sequential fill's time.
 MARGIN = 0.8
@@ -97,20 +97,28 @@ class CpuCosts:
     code: str
 
 
-def step_widths(n: int, m: int, code: str) -> np.ndarray:
-    """The cells of each step of pattern ``code`` on an ``n x m`` table.
+def step_rounds(n: int, m: int, code: str, threads: int) -> tuple[int, int]:
+    """How many cells the busiest of ``threads`` threads fills over the steps of pattern
+    ``code`` on an ``n x m`` table (each step's ``ceil(w / threads)``, summed), and how
+    many steps there are; in closed form, since a chain of millions of one-cell steps
+    would otherwise cost its prediction more than its fill.
 
     Examples
     --------
-    >>> step_widths(2, 3, "RUD").tolist(), step_widths(2, 3, "NOSE").tolist()
-    ([3, 3], [1, 2, 2, 1])
+    >>> step_rounds(2, 3, "RUD", 2), step_rounds(2, 3, "NOSE", 2)  # widths 3, 3; 1, 2, 2, 1
+    ((4, 2), (4, 4))
+    >>> step_rounds(1, 10**8, "CLR", 16)
+    (100000000, 100000000)
     """
     if code in ("RUD", "RDU"):
-        return np.full(n, m, dtype=np.int64)
+        return n * -(-m // threads), n
     if code in ("CLR", "CRL"):
-        return np.full(m, n, dtype=np.int64)
-    d = np.arange(n + m - 1, dtype=np.int64)
-    return np.minimum.reduce([d + 1, np.full_like(d, min(n, m)), n + m - 1 - d])
+        return m * -(-n // threads), m
+    short, long = min(n, m), max(n, m)
+    # widths 1, 2, ..., short - 1 on each side of long - short + 1 steps of short cells
+    q, r = divmod(short - 1, threads)
+    ramp = threads * q * (q + 1) // 2 + r * (q + 1)
+    return 2 * ramp + (long - short + 1) * -(-short // threads), n + m - 1
 
 
 def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
@@ -139,11 +147,13 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
     out = {"sequential": n * m * cell_s + touch}
     if code in DIAGONAL_FLIPS:
         tile = cpu.tile_for(m, threads, straight)
-        tiles = step_widths(math.ceil(n / tile[0]), math.ceil(m / tile[1]), "NOSE")
-        per_tile = n * m / tiles.sum()  # the edge tiles are smaller: their mean
-        out["tiled"] = predict_steps(costs, tiles, per_tile * cell_s, threads) + touch
+        grid = (math.ceil(n / tile[0]), math.ceil(m / tile[1]))
+        per_tile = n * m / (grid[0] * grid[1])  # the edge tiles are smaller: their mean
+        rounds, steps = step_rounds(*grid, "NOSE", threads)
+        out["tiled"] = rounds * per_tile * cell_s + steps * costs.barrier_s + touch
         cell_s += (SCATTERED - 1) * costs.cell_s  # a cache line a cell
-    out["pattern"] = predict_steps(costs, step_widths(n, m, code), cell_s, threads) + touch
+    rounds, steps = step_rounds(n, m, code, threads)
+    out["pattern"] = rounds * cell_s + steps * costs.barrier_s + touch
     return out
 
 
