@@ -1,9 +1,12 @@
 """``runtime.backends.cpu``: a generated kernel compiled once for arguments of the same
-kinds, then called at once."""
+kinds, then called at once; fills whose arrays are compiled as not aliasing each other."""
 
 import numpy as np
 
-from depgraph import recurrence
+import pytest
+
+from depgraph import cell_ir, fill, recurrence
+from patterns import Sweep
 from runtime.backends import cpu
 
 
@@ -19,3 +22,45 @@ def test_a_kernel_is_compiled_once_for_arguments_of_the_same_kinds(monkeypatch):
     cpu.call(make, B, 2)  # another dtype: compiled for it
     cpu.call(make, A[::2], 2)  # another layout: likewise
     assert len(compiled) == 3 and A[0] == 8 and B[0] == 2
+
+
+def _self_lcs(X: np.ndarray):
+    """The LCS of ``X`` with itself, ``X`` given twice: two arguments sharing memory."""
+    @recurrence(shape=(len(X) + 1, len(X) + 1), dtype=np.int32, args=(X, X))
+    def self_lcs(M, i, j, X, Y):
+        if i == 0 or j == 0:
+            return 0
+        if X[i - 1] == Y[j - 1]:
+            return M[i - 1, j - 1] + 1
+        return max(M[i - 1, j], M[i, j - 1])
+
+    return self_lcs
+
+
+@pytest.mark.parametrize("schedule", ["sequential", "pattern", "tiled"])
+def test_arguments_sharing_memory_are_read_as_they_are(schedule):
+    # a pure cell's fill compiles its arrays as not aliasing: arguments it only reads may
+    # share memory all the same
+    rec = _self_lcs(np.random.default_rng(5).integers(0, 3, 37).astype(np.uint8))
+    assert cell_ir(rec).pure
+    reference = fill(rec, backend="python").table
+    np.testing.assert_array_equal(fill(rec, backend="cpu", schedule=schedule).table, reference)
+    assert reference[-1, -1] == 37
+
+
+def test_a_cell_that_writes_an_array_is_compiled_as_it_is(monkeypatch):
+    scratch = np.zeros(1, dtype=np.int64)
+
+    @recurrence(shape=(4, 5), dtype=np.int64, args=(scratch,))
+    def counting(M, i, j, S):
+        S[0] += 1
+        return S[0] + (M[i - 1, j] if i > 0 else 0)
+
+    asked = []
+    real = cpu.kernel
+    monkeypatch.setattr(cpu, "kernel", lambda *a, **k: asked.append(a[5]) or real(*a, **k))
+    M = np.zeros(counting.shape, dtype=np.int64)
+    cpu.sweep_fill(counting, cell_ir(counting), M, Sweep(0, 1, 1), False)
+    assert asked == [False] and M[3].tolist() == [16 + 11 + 6 + 1, 17 + 12 + 7 + 2,
+                                                   18 + 13 + 8 + 3, 19 + 14 + 9 + 4,
+                                                   20 + 15 + 10 + 5]

@@ -99,6 +99,21 @@ def test_cells_run_anywhere_when_straight_and_reading_only_the_table(func, hoist
     assert read_cell(func, 2).runs_anywhere(hoist) is anywhere
 
 
+def _copying(M, i, j, X, Y, w):
+    np.copyto(Y, X)
+    return M[i - 1, j]
+
+
+@pytest.mark.parametrize("func, pure", [
+    (_straight, True), (_looping, True), (_data_index, True),  # loops and built-ins write nothing
+    (_storing, False),  # a store into an argument
+    (_copying, False),  # numpy's copyto writes its first argument
+    (_own_call, False),  # a function of the module's may write anything
+    (_rebound(), False)])
+def test_a_cell_is_pure_when_it_writes_no_array(func, pure):
+    assert read_cell(func, 2).pure is pure
+
+
 def test_a_builtin_name_bound_to_another_function_does_not_run_anywhere():
     assert read_cell(_shadowed, 2).runs_anywhere(("X",)) is True
     assert read_cell(_rebound(), 2).runs_anywhere(("X",)) is False

@@ -15,7 +15,9 @@ source again:
   for the cell (a step ahead, once a row): the values its reads of ``M`` may depend on;
 - ``guards``: the body's top-level ``if test: return value`` statements;
 - ``straight``: whether the body is straight-line code that calls only pure functions;
-  with :meth:`CellIR.runs_anywhere`, whether it may run at any index, harmlessly.
+  with :meth:`CellIR.runs_anywhere`, whether it may run at any index, harmlessly;
+- ``pure``: whether the body writes no array (no store into a subscript) and calls only
+  pure functions, so a kernel's arrays are written by the kernel alone.
 
 The IR holds what the *source* proves, whatever the size and the data.  The trace
 (:mod:`depgraph.frontend.trace`) stays the ground truth for reads that depend on data; the
@@ -146,6 +148,7 @@ class CellIR:
     assigned: frozenset[str]
     guards: tuple[Guard, ...]
     straight: bool
+    pure: bool
 
     @property
     def name(self) -> str:
@@ -488,12 +491,36 @@ def _straight(body: list[ast.stmt], ns: dict[str, Any]) -> bool:
     return True
 
 
+#: Functions of :data:`_PURE_MODULES` that write an array they are given.
+_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"})
+
+
+def _writes_nothing(call: ast.Call, ns: dict[str, Any]) -> bool:
+    """Whether ``call`` writes no array: a built-in function, or a function of one of
+    :data:`_PURE_MODULES` but those of :data:`_WRITERS`, with no ``out=``."""
+    f = call.func
+    if isinstance(f, ast.Name):
+        return hasattr(builtins, f.id) and ns.get(f.id, getattr(builtins, f.id)) is \
+            getattr(builtins, f.id)
+    return (_pure_call(f, ns) and isinstance(f, ast.Attribute) and f.attr not in _WRITERS
+            and not any(k.arg == "out" for k in call.keywords))
+
+
+def _pure(body: list[ast.stmt], ns: dict[str, Any]) -> bool:
+    """Whether ``body`` stores into no subscript and calls only functions that write no
+    array (:attr:`CellIR.pure`)."""
+    return not any(isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load)
+                   or isinstance(node, ast.Call) and not _writes_nothing(node, ns)
+                   or isinstance(node, ast.Lambda)
+                   for stmt in body for node in ast.walk(stmt))
+
+
 def _read(func: Callable[..., Any], ndim: int) -> CellIR:
     try:
         source = definition_source(func, ndim)
     except SourceUnavailable as exc:
         return CellIR(func, ndim, None, str(exc), "M", (), (), (), (), None, None, (), True,
-                      frozenset(), (), False)
+                      frozenset(), (), False, False)
     fn = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     names = [a.arg for a in fn.args.args]
     table, index, params = names[0], names[1:1 + ndim], names[1 + ndim:]
@@ -529,7 +556,8 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
                    for s in fn.body if _guard(s))
     return CellIR(func, ndim, source, None, table, tuple(index), tuple(params), tuple(reads),
                   tuple(reassigned), other, escape, tuple(finder.found), unhoistable, _stored(fn),
-                  guards, _straight(fn.body, function_namespace(func)))
+                  guards, _straight(fn.body, function_namespace(func)),
+                  _pure(fn.body, function_namespace(func)))
 
 
 _READ: weakref.WeakKeyDictionary[Any, dict[int, CellIR]] = weakref.WeakKeyDictionary()

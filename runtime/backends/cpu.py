@@ -24,6 +24,9 @@ checked or not (:mod:`runtime.backends.cpu_cell`).
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
   with ``parallel=False`` it is a sequential fill in that order.
 
+The fills compile their arrays as not aliasing each other
+(:mod:`runtime.backends.noalias`) where the cell writes no array.
+
 Assumptions: the cell function is numba-compilable; tables are NumPy arrays whose layout
 (C or F) the caller chose.
 """
@@ -49,6 +52,7 @@ from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
 from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, jit, \
     numba_module
+from runtime.backends.noalias import compiler
 from runtime.backends.shear import gather_line
 from runtime.backends.walk import value_bounds
 from patterns.hyperplane import Hyperplane, HyperplaneSource, Shear, step_source
@@ -344,12 +348,18 @@ def _order_source(ndim: int, nargs: int, parallel: bool) -> str:
 
 
 def kernel(rec: Recurrence, source: str, name: str, cell: Any,
-           extra: dict[str, Any] | None = None, **jit_options: Any) -> Callable[[bool], Any]:
+           extra: dict[str, Any] | None = None, noalias: bool = False,
+           **jit_options: Any) -> Callable[[bool], Any]:
     """The generated kernel ``name`` (its ``source``, calling ``cell``, with the names
     ``extra`` besides) as a function of ``nrt``: whether numba's reference counting is
-    compiled in (see :func:`call`); cached under the digest of what it is made of."""
+    compiled in (see :func:`call`); cached under the digest of what it is made of.
+    ``noalias``: its array arguments compiled as not aliasing each other
+    (:mod:`runtime.backends.noalias`), for a kernel given arrays made for it and the
+    arguments of a cell that writes none."""
     names = {"cell": cell, "prange": numba_module().prange, "assume": intrinsics.assume,
              "arrive": intrinsics.arrive, **(extra or {})}
+    if noalias:
+        jit_options["pipeline_class"] = compiler()
     key = digest(source, {**names, "jit": repr(sorted(jit_options.items()))})
 
     def make(nrt: bool) -> Any:
@@ -516,7 +526,7 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep | LexOrd
     extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
                                   if fits else {})}
     cell = compiled_cell(rec, ir, checked, None, sweep if lex and checked else None)
-    return ck, call(kernel(rec, src, "sweep", cell, extra), M, ck, *rec.args)
+    return ck, call(kernel(rec, src, "sweep", cell, extra, ir.pure), M, ck, *rec.args)
 
 
 def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
@@ -639,7 +649,7 @@ def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cell: Any, src: st
     threads = barrier_threads() if parallel else 1
     extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
                                   if fits else {})}
-    make = kernel(rec, src, name, cell, extra, parallel=parallel)
+    make = kernel(rec, src, name, cell, extra, ir.pure, parallel=parallel)
     # a row of each thread's own, padded to whole cache lines
     rows = np.zeros((threads, -(-CHECK_SLOTS // 8) * 8), dtype=np.int64)
     timing = call(make, M, np.zeros(1, dtype=np.int64), threads, rows, *rec.args)
@@ -673,7 +683,7 @@ def order_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cells: np.ndarray, pt
     """Algorithm 2: stage by stage (``cells[ptr[s]:ptr[s+1]]`` is stage ``s``, flat C-order
     indices), the cells of a stage in parallel; any number of dimensions."""
     src = _order_source(rec.ndim, len(rec.args), parallel)
-    make = kernel(rec, src, "order", compiled_cell(rec, ir), parallel=parallel)
+    make = kernel(rec, src, "order", compiled_cell(rec, ir), None, ir.pure, parallel=parallel)
     return call(make, M, cells, ptr, *rec.args)
 
 
