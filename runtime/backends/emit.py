@@ -149,7 +149,8 @@ def _describe(value: Any) -> str:
     known = getattr(value, _MADE_FROM, None)
     if isinstance(known, str):
         return known
-    if isinstance(value, (bool, int, float, str, type)) or type(value).__module__ == "numpy":
+    if value is None or isinstance(value, (bool, int, float, str, type)) \
+            or type(value).__module__ == "numpy":
         return repr(value)
     if isinstance(value, tuple):
         return "(" + ", ".join(_describe(v) for v in value) + ")"
@@ -184,7 +185,13 @@ def compile_kept(source: str, name: str, names: Mapping[str, Any], key: str,
 def stable(key_names: Mapping[str, Any]) -> bool:
     """Whether every name a kernel sees is described by what it is, not by where it sits
     in this process's memory, so its :func:`digest` names the same kernel in another
-    process."""
+    process.
+
+    Examples
+    --------
+    >>> stable({"cell": None, "width": 8}), stable({"buffer": bytearray(1)})
+    (True, False)
+    """
     return all("@" not in _describe(v) for v in key_names.values())
 
 
