@@ -138,7 +138,8 @@ def cached(make: Callable[[bool], Any], refresh: bool = True) -> Any:
     Without ``refresh``, an entry is loaded without numba's refresh of the target context
     first.  That refresh installs every lowering registry of the target (half a second
     once per process) and a compile does it itself; a CUDA kernel rebuilt from its cubin
-    needs none of them, so its dispatchers pass ``False``."""
+    needs none of them, nor does a CPU kernel compiled without numba's reference counting
+    (whose functions the refresh installs), so their dispatchers pass ``False``."""
     from numba import config  # numba: when the first compiled function is needed
 
     try:

@@ -64,3 +64,49 @@ def test_a_cell_that_writes_an_array_is_compiled_as_it_is(monkeypatch):
     assert asked == [False] and M[3].tolist() == [16 + 11 + 6 + 1, 17 + 12 + 7 + 2,
                                                    18 + 13 + 8 + 3, 19 + 14 + 9 + 4,
                                                    20 + 15 + 10 + 5]
+
+
+_SECOND_PROCESS = """
+import numpy as np
+import depgraph
+from numba.core.registry import cpu_target
+from runtime.backends.cache import CACHE
+
+refreshed = []
+context = cpu_target.target_context
+refresh = context.refresh
+context.refresh = lambda: refreshed.append(1) or refresh()
+
+@depgraph.recurrence(shape=(40, 50), dtype=np.int64)
+def allocating(M, i, j):
+    row = np.zeros(2, dtype=np.int64)  # an array made in the cell: reference counting
+    row[0] = M[i - 1, j] if i > 0 else j
+    return row[0] + 1
+
+values = [depgraph.fill(depgraph.load("examples/lcs.py", size=300), backend="cpu",
+                        schedule=s, threads=2).value for s in ("sequential", "tiled")]
+pure = len(refreshed)
+values.append(depgraph.fill(allocating, backend="cpu", schedule="sequential").value)
+kernels = [k for ks in CACHE._store.values() for k in ks.values() if hasattr(k, "stats")]
+print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
+      sum(sum(k.stats.cache_misses.values()) for k in kernels), pure, len(refreshed), *values)
+"""
+
+
+def test_a_second_process_loads_its_kernels_without_numbas_refresh(tmp_path):
+    # the first process compiles and keeps its kernels; the second loads each from the
+    # cache root and compiles none; a kernel without reference counting loads without
+    # numba's refresh of the CPU target, one with it (a cell making an array) refreshes
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DEPGRAPH_CACHE": str(tmp_path)}
+    root = os.path.join(os.path.dirname(__file__), "..")
+    runs = [subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True,
+                           text=True, env=env, cwd=root) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
+    first, second = (list(map(int, r.stdout.split())) for r in runs)
+    assert first[1] >= 3 and second[0] >= 3 and second[1] == 0  # compiled, then loaded
+    assert second[2] == 0 < second[3]  # LCS's kernels loaded alone, the allocating one not
+    assert first[4:] == second[4:] == [first[4], first[4], 40 + 49]
