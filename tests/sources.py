@@ -2,6 +2,11 @@
 ``write_rec`` fixture), the SPEC's LCS, cells with every kind of argument load, and an
 exact-or-close table comparison."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import lcs
 import numpy as np
 import pytest
@@ -213,3 +218,16 @@ def make_far(A):
 def paths(M, i, j):
     """The lattice paths: a sum of two reads, nothing choosing between them."""
     return 1 if i == 0 or j == 0 else M[i - 1, j] + M[i, j - 1]
+
+
+def twice_with_one_cache(script: str, cache: Path) -> tuple[list[int], list[int]]:
+    """Run ``script`` (Python source printing integers) in two processes one after the
+    other, sharing the cache root ``cache``, from the repository's root; each process's
+    integers.  The first fills the cache, the second finds it filled."""
+    env = {**os.environ, "DEPGRAPH_CACHE": str(cache)}
+    root = os.path.join(os.path.dirname(__file__), "..")
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, cwd=root) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
+    first, second = (list(map(int, r.stdout.split())) for r in runs)
+    return first, second

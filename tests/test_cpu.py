@@ -1,9 +1,10 @@
 """``runtime.backends.cpu``: a generated kernel compiled once for arguments of the same
 kinds, then called at once; fills whose arrays are compiled as not aliasing each other."""
 
+import lcs
 import numpy as np
-
 import pytest
+from sources import twice_with_one_cache
 
 from depgraph import cell_ir, fill, recurrence
 from patterns import Sweep
@@ -24,25 +25,13 @@ def test_a_kernel_is_compiled_once_for_arguments_of_the_same_kinds(monkeypatch):
     assert len(compiled) == 3 and A[0] == 8 and B[0] == 2
 
 
-def _self_lcs(X: np.ndarray):
-    """The LCS of ``X`` with itself, ``X`` given twice: two arguments sharing memory."""
-    @recurrence(shape=(len(X) + 1, len(X) + 1), dtype=np.int32, args=(X, X))
-    def self_lcs(M, i, j, X, Y):
-        if i == 0 or j == 0:
-            return 0
-        if X[i - 1] == Y[j - 1]:
-            return M[i - 1, j - 1] + 1
-        return max(M[i - 1, j], M[i, j - 1])
-
-    return self_lcs
-
-
 @pytest.mark.parametrize("schedule", ["sequential", "pattern", "tiled"])
 def test_arguments_sharing_memory_are_read_as_they_are(schedule):
     # a pure cell's fill compiles its arrays as not aliasing: arguments it only reads may
     # share memory all the same
-    rec = _self_lcs(np.random.default_rng(5).integers(0, 3, 37).astype(np.uint8))
-    assert cell_ir(rec).pure
+    X = np.random.default_rng(5).integers(0, 3, 37).astype(np.int64)
+    rec = lcs.make_lcs(X, X)  # the LCS of X with itself, X given twice
+    assert rec.args[0] is rec.args[1] and cell_ir(rec).pure
     reference = fill(rec, backend="python").table
     np.testing.assert_array_equal(fill(rec, backend="cpu", schedule=schedule).table, reference)
     assert reference[-1, -1] == 37
@@ -97,16 +86,7 @@ def test_a_second_process_loads_its_kernels_without_numbas_refresh(tmp_path):
     # the first process compiles and keeps its kernels; the second loads each from the
     # cache root and compiles none; a kernel without reference counting loads without
     # numba's refresh of the CPU target, one with it (a cell making an array) refreshes
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "DEPGRAPH_CACHE": str(tmp_path)}
-    root = os.path.join(os.path.dirname(__file__), "..")
-    runs = [subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True,
-                           text=True, env=env, cwd=root) for _ in range(2)]
-    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
-    first, second = (list(map(int, r.stdout.split())) for r in runs)
+    first, second = twice_with_one_cache(_SECOND_PROCESS, tmp_path)
     assert first[1] >= 3 and second[0] >= 3 and second[1] == 0  # compiled, then loaded
     assert second[2] == 0 < second[3]  # LCS's kernels loaded alone, the allocating one not
     assert first[4:] == second[4:] == [first[4], first[4], 40 + 49]

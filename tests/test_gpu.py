@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from sources import twice_with_one_cache
 from stencil import make_stencil, pattern_offsets
 
 from depgraph import cell_ir, fill, load, score, verify_score
@@ -305,16 +306,9 @@ print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
 def test_a_second_process_loads_its_kernels_and_compiles_none(tmp_path):
     # the first process compiles and keeps its kernels; the second loads each from the
     # cache root, compiles none, and never installs numba's lowering registries
-    import subprocess
-
-    env = {**os.environ, "DEPGRAPH_CACHE": str(tmp_path)}
-    root = os.path.join(os.path.dirname(__file__), "..")
-    runs = [subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True,
-                           text=True, env=env, cwd=root) for _ in range(2)]
-    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
-    hits, misses, refreshed = map(int, runs[1].stdout.split())
+    first, (hits, misses, refreshed) = twice_with_one_cache(_SECOND_PROCESS, tmp_path)
     assert hits >= 2 and misses == 0 and refreshed == 0
-    assert int(runs[0].stdout.split()[1]) >= 2  # the first process did compile
+    assert first[1] >= 2  # the first process did compile
 
 
 def test_the_command_hands_the_gpu_back_before_its_output_and_its_phases_add_up():
