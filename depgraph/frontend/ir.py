@@ -16,8 +16,9 @@ source again:
 - ``guards``: the body's top-level ``if test: return value`` statements;
 - ``straight``: whether the body is straight-line code that calls only pure functions;
   with :meth:`CellIR.runs_anywhere`, whether it may run at any index, harmlessly;
-- ``pure``: whether the body writes no array (no store into a subscript) and calls only
-  pure functions, so a kernel's arrays are written by the kernel alone.
+- ``pure``: whether the body writes no array: no store into a subscript, and no call but
+  built-ins and numpy's or math's functions that write none, so a kernel's arrays are
+  written by the kernel alone.
 
 The IR holds what the *source* proves, whatever the size and the data.  The trace
 (:mod:`depgraph.frontend.trace`) stays the ground truth for reads that depend on data; the
