@@ -466,12 +466,18 @@ def is_extent(node: ast.expr, array: str | None = None) -> bool:
                  and node.value.value.id == array))
 
 
+def _builtin(name: str, ns: dict[str, Any]) -> bool:
+    """Whether ``name``, in a function of namespace ``ns``, is Python's built-in of that
+    name (not one the namespace binds to something else)."""
+    return hasattr(builtins, name) and ns.get(name, getattr(builtins, name)) is \
+        getattr(builtins, name)
+
+
 def _pure_call(f: ast.expr, ns: dict[str, Any]) -> bool:
     """Whether ``f``, a called expression in a function of namespace ``ns``, names one
     of :data:`_PURE_BUILTINS` or a function of one of :data:`_PURE_MODULES`."""
     if isinstance(f, ast.Name):
-        return f.id in _PURE_BUILTINS and ns.get(f.id, getattr(builtins, f.id)) is \
-            getattr(builtins, f.id)
+        return f.id in _PURE_BUILTINS and _builtin(f.id, ns)
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
         mod = ns.get(f.value.id)
         return isinstance(mod, types.ModuleType) and mod.__name__ in _PURE_MODULES
@@ -501,8 +507,7 @@ def _writes_nothing(call: ast.Call, ns: dict[str, Any]) -> bool:
     :data:`_PURE_MODULES` but those of :data:`_WRITERS`, with no ``out=``."""
     f = call.func
     if isinstance(f, ast.Name):
-        return hasattr(builtins, f.id) and ns.get(f.id, getattr(builtins, f.id)) is \
-            getattr(builtins, f.id)
+        return _builtin(f.id, ns)
     return (_pure_call(f, ns) and isinstance(f, ast.Attribute) and f.attr not in _WRITERS
             and not any(k.arg == "out" for k in call.keywords))
 
@@ -555,10 +560,10 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
         for stmt in fn.body for n in ast.walk(stmt))
     guards = tuple(Guard(ast.unparse(s.test), ast.unparse(s.body[0].value), s.lineno)
                    for s in fn.body if _guard(s))
+    ns = function_namespace(func)
     return CellIR(func, ndim, source, None, table, tuple(index), tuple(params), tuple(reads),
                   tuple(reassigned), other, escape, tuple(finder.found), unhoistable, _stored(fn),
-                  guards, _straight(fn.body, function_namespace(func)),
-                  _pure(fn.body, function_namespace(func)))
+                  guards, _straight(fn.body, ns), _pure(fn.body, ns))
 
 
 _READ: weakref.WeakKeyDictionary[Any, dict[int, CellIR]] = weakref.WeakKeyDictionary()

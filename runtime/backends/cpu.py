@@ -365,9 +365,8 @@ def kernel(rec: Recurrence, source: str, name: str, cell: Any,
     def make(nrt: bool) -> Any:
         def build() -> Any:
             # nogil: a waiting main thread takes an interrupt while the fill runs; loaded
-            # from the disk cache without numba's refresh of the CPU target (0.15-0.4 s a
-            # process), which only a compile needs, and the reference counting's
-            # functions, which the refresh installs
+            # from the disk cache without numba's refresh of the CPU target, which only a
+            # compile needs and the reference counting's functions, which it installs
             return compile_kept(source, name, names, f"c{key}", lambda func, cache: jit(
                 func, cache=cache, _nrt=nrt, nogil=True, **jit_options), refresh=nrt)
 

@@ -4,9 +4,9 @@ numba marks the arrays of a ``prange`` body's outlined function ``noalias`` (LLV
 memory reached through one is reached through another) when it sees no alias among them,
 and nothing else: a sequential fill's loop reloaded a row's argument (the knapsack's
 ``w[i - 1]``) after every store into the table, as the store might have changed it, and
-ran 1.2-1.4x slower than the same loop outlined.  :func:`compiler` is numba's own
-pipeline with one pass more, setting the ``noalias`` flag, for ``numba.njit``'s
-``pipeline_class``.
+ran slower than the same loop outlined (``docs/benchmarks.md``).  :func:`compiler` is
+numba's own pipeline with one pass more, setting the ``noalias`` flag, for
+``numba.njit``'s ``pipeline_class``.
 
 Sound for a kernel whose arrays are distinct objects or written by none: the fills' table,
 check rows and barrier are made for the fill, and a cell that writes no array

@@ -149,12 +149,17 @@ def predict(costs: CpuCosts, shape: tuple[int, int], code: str, cell_s: float,
         tile = cpu.tile_for(m, threads, straight)
         grid = (math.ceil(n / tile[0]), math.ceil(m / tile[1]))
         per_tile = n * m / (grid[0] * grid[1])  # the edge tiles are smaller: their mean
-        rounds, steps = step_rounds(*grid, "NOSE", threads)
-        out["tiled"] = rounds * per_tile * cell_s + steps * costs.barrier_s + touch
+        out["tiled"] = _rounds_s(costs, *step_rounds(*grid, "NOSE", threads),
+                                 per_tile * cell_s) + touch
         cell_s += (SCATTERED - 1) * costs.cell_s  # a cache line a cell
-    rounds, steps = step_rounds(n, m, code, threads)
-    out["pattern"] = rounds * cell_s + steps * costs.barrier_s + touch
+    out["pattern"] = _rounds_s(costs, *step_rounds(n, m, code, threads), cell_s) + touch
     return out
+
+
+def _rounds_s(costs: CpuCosts, rounds: int, steps: int, cell_s: float) -> float:
+    """Seconds of ``steps`` parallel steps whose busiest thread fills ``rounds`` cells
+    (or tiles) of ``cell_s`` each in all: those, and a parallel step's cost each."""
+    return rounds * cell_s + steps * costs.barrier_s
 
 
 def predict_steps(costs: CpuCosts, widths: np.ndarray, cell_s: float, threads: int) -> float:
@@ -169,8 +174,8 @@ def predict_steps(costs: CpuCosts, widths: np.ndarray, cell_s: float, threads: i
     >>> round(predict_steps(costs, np.array([1, 4, 1]), 1e-6, 2) * 1e6, 3)
     7.0
     """
-    return float(np.sum(-(-np.asarray(widths) // threads)) * cell_s
-                 + len(widths) * costs.barrier_s)
+    return float(_rounds_s(costs, int(np.sum(-(-np.asarray(widths) // threads))),
+                           len(widths), cell_s))
 
 
 @functools.cache
