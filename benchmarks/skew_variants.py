@@ -1,8 +1,9 @@
-"""Where the no-pattern example's GPU fill spends its time (issue 42): LCS at the same size,
-``examples/skew.py`` under ``auto`` (sheared, filled as NOSE, gathered back), and the
-sheared table filled directly: as generated, sheared the other way (twice the strips,
-each half as long), and without the guard of the sheared table's cells outside the table
-(a timing variant only: those cells then hold what the body computes).  Fills only
+"""Where the no-pattern example's GPU fill spends its time (issue 42): LCS at the same size
+and at the sheared table's size, ``examples/skew.py`` under ``auto`` (sheared, filled as
+NOSE, gathered back), and the sheared table filled directly: as generated, sheared the
+other way (twice the strips, each half as long), and two timing variants whose tables
+differ from the skew's: the reward loaded by column only (a window load, as LCS's second
+string) and no load of the reward at all.  Fills only
 (``compute_s``), medians of ``--repeat`` after a warm-up.
 
     python benchmarks/skew_variants.py [--size 16384] [--repeat 5]
@@ -45,24 +46,30 @@ def main() -> None:
     n = a.size
     base = skew.skew(n)
     timed(lcs.lcs(n), "LCS", a.repeat)
+    rng = np.random.default_rng(n)
+    timed(lcs.make_lcs(rng.integers(0, 4, n, dtype=np.uint8),
+                       rng.integers(0, 4, 2 * n - 1, dtype=np.uint8)),
+          "LCS at the sheared table's size", a.repeat)
     timed(base, "skew, auto (sheared, gathered back)", a.repeat)
     wide = shear([(-1, 1), (0, -1)], base.shape)
     tall = Shear(((1, 1), (1, 0)), ((0, 1), (1, -1)), (0, 0), (2 * n, n))  # (i + j, i)
     folder = Path(tempfile.mkdtemp())
     np.save(folder / "A.npy", base.args[0])
 
-    def unguarded(source: str) -> str:  # the guard is the function's first two lines
-        lines = source.splitlines()
-        return "\n".join([lines[0], *lines[3:]]) + "\n"
+    def reward(load: str):  # the reward's load replaced
+        return lambda source: source.replace("A[_dg_p, _dg_q - _dg_p]", load)
 
     variants = [("sheared as generated", wide, str), ("sheared the other way", tall, str),
-                ("sheared, no guard of the cells outside", wide, unguarded)]
+                ("sheared, the reward by column only", wide, reward("A[0, _dg_q // 2]")),
+                ("sheared, no load of the reward", wide,
+                 reward("(_dg_p + _dg_q) % 16 - 8"))]
     for k, (label, sh, edit) in enumerate(variants):
         path = folder / f"variant{k}.py"
+        source = edit(_source(cell_ir(base), sh))
         path.write_text("import numpy as np\nfrom depgraph import recurrence\n"
                         f"A = np.load({str(folder / 'A.npy')!r})\n"
-                        f"@recurrence(shape={tuple(sh.box)}, dtype=np.int32, args=(A,))\n"
-                        + edit(_source(cell_ir(base), sh, base.shape)))
+                        f"@recurrence(shape={tuple(sh.box)}, dtype=np.int32, "
+                        f"args=({n}, {n + 1}, A))\n" + source)
         timed(load(path), label, a.repeat)
 
 
