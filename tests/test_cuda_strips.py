@@ -272,7 +272,7 @@ def test_strip_orders_are_timed_only_for_a_fill_long_enough_to_repay_it(write_re
     monkeypatch.setattr(strips, "_keep_order", kept.__setitem__)
     monkeypatch.setattr(strips, "CACHE", KernelCache())
 
-    def fake(probe, ir, index, R, C, K, nw, vectors, order, copy_back):
+    def fake(probe, ir, index, R, C, K, nw, vectors, order, copy_back, staged):
         timed.append(order)
         return type("F", (), {"compute_s": 1.0 if order else 2.0})()
 
@@ -351,3 +351,24 @@ def test_store_warps_cover_the_strip_and_fit_in_shared_memory(write_rec):
     with pytest.raises(ValueError, match="would take 66592 bytes of shared memory"):
         strips.strip_fill(rec, cell_ir(rec), BY_CODE["NOSE"].index, 8, cols_per_step=8, store_warps=4,
                         narrow=False)  # int64 cells; in int32 (by default here) they fit
+
+
+@pytest.mark.parametrize("code, shape, R, C, K", slow_after(2, [
+    ("NOSE", (70, 40), 2, 4, None), ("SENO", (65, 9), 1, 4, 2), ("SONE", (40, 33), 2, 2, 4),
+    ("NESO", (70, 12), 1, 2, None), ("NOSE", (1, 40), 2, 4, 0)]))
+def test_strips_store_warps_load_the_cells_grid(code, shape, R, C, K, write_rec):
+    # a load by row and column (A[r, c], 8 bytes a cell) made by the store warps a batch
+    # ahead, side by side along a row, into a ring the compute warp reads: every flip,
+    # several strips, runs cut by the table's edges, batches of 2 where both rings of 4
+    # would not fit; the same table as the compute warp's own loads, and as the reference;
+    # none staged without store warps
+    rec = load(write_rec(_loading_reads(code, shape)))
+    ir = cell_ir(rec)
+    assert strips.staged_bytes(rec, ir) == 8
+    staged = strips.strip_fill(rec, ir, BY_CODE[code].index, R, cols_per_step=C, store_warps=K)
+    own = strips.strip_fill(rec, ir, BY_CODE[code].index, R, cols_per_step=C, store_warps=K,
+                            staged=False)
+    same(staged.table, make_plan(rec).reference)
+    same(own.table, staged.table)
+    assert ("store warps loading the cells' arguments" in staged.kernel) == (K != 0)
+    assert "loading" not in own.kernel

@@ -79,14 +79,15 @@ def strip_block(dtype: np.dtype, narrowed: bool = False) -> tuple[int, int]:
     return (8, 4) if narrowed or (dt.kind == "f" and dt.itemsize == 4) else (STRIP_ROWS, 2)
 
 
-def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
+def strip_store_warps(R: int, C: int, dtype: np.dtype, staged: int = 0) -> int:
     """Store warps a strip of ``R x C`` blocks of ``dtype`` cells takes by default
     (:func:`runtime.backends.cuda.strips.strip_fill`): ``R C B / 32`` (``B``: :func:`strip_batch`), so that a lane of
     theirs stores at most 32 cells of a batch, but 2 to 4 warps (8 made a block of 8x4
     int64 cells ask for more registers than a multiprocessor has); 0 (the compute warp
     stores its own cells) when their runs of ``C B`` cells would not cover the strip's
     ``32 R`` rows evenly (:func:`store_runs_fit`), or the ring would take more than
-    ``RING_BYTES`` of shared memory (:func:`ring_bytes`).  Store warps made the strips
+    ``RING_BYTES`` of shared memory (:func:`ring_bytes`, with ``staged`` bytes of loads a
+    cell).  Store warps made the strips
     faster than a compute warp storing its own cells, and two to four were within a few
     percent of each other (docs/benchmarks.md, store warps).
 
@@ -98,11 +99,11 @@ def strip_store_warps(R: int, C: int, dtype: np.dtype) -> int:
     >>> strip_store_warps(8, 8, i4), strip_store_warps(8, 8, i8)  # a ring of 33 or 67 KB
     (4, 0)
     """
-    K = min(4, max(2, R * C * strip_batch(R, C, dtype) // 32))
-    return 0 if store_warps_misfit(R, C, K, dtype) else K
+    K = min(4, max(2, R * C * strip_batch(R, C, dtype, staged) // 32))
+    return 0 if store_warps_misfit(R, C, K, dtype, staged) else K
 
 
-def store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
+def store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype, staged: int = 0) -> str:
     """Why ``K`` store warps cannot serve strips of ``R x C`` blocks of ``dtype`` cells in
     batches of :func:`strip_batch` steps, or ``""`` when they can: their runs must cover
     the strip (:func:`store_runs_fit`) and their ring fit in ``RING_BYTES``.
@@ -114,10 +115,10 @@ def store_warps_misfit(R: int, C: int, K: int, dtype: np.dtype) -> str:
     >>> store_warps_misfit(4, 2, 3, np.dtype(np.int32))
     '3 store warps do not cover strips of 4x2 blocks in whole runs'
     """
-    B = strip_batch(R, C, dtype)
+    B = strip_batch(R, C, dtype, staged)
     if not store_runs_fit(R, C, K, B):
         return f"{K} store warps do not cover strips of {R}x{C} blocks in whole runs"
-    size = ring_bytes(R, C, B, dtype)
+    size = ring_bytes(R, C, B, dtype, 1, staged)
     if size > RING_BYTES:
         return (f"the store warps' ring of {R}x{C} blocks of {np.dtype(dtype)} cells would "
                 f"take {size} bytes of shared memory, over {RING_BYTES}")
@@ -145,23 +146,26 @@ def ring_strides(R: int, C: int, V: int = 1) -> tuple[int, int]:
     return lane, 32 * lane + 1
 
 
-def ring_bytes(R: int, C: int, B: int, dtype: np.dtype, V: int = 1) -> int:
-    """Bytes of the ring in shared memory through which the store warps take a strip's
-    cells of ``2 B`` steps, ``V`` at a time (strides: :func:`ring_strides`).
+def ring_bytes(R: int, C: int, B: int, dtype: np.dtype, V: int = 1, staged: int = 0) -> int:
+    """Bytes of the rings in shared memory through which the store warps take a strip's
+    cells of ``2 B`` steps, ``V`` at a time (strides: :func:`ring_strides`), and give it
+    the loads they make for its cells, ``staged`` bytes a cell (the cell's loads of its
+    arguments by row and column, :func:`runtime.backends.cuda.strip_source.strip_source`).
 
     Examples
     --------
-    >>> ring_bytes(4, 2, 4, np.dtype(np.int32))
-    9248
+    >>> ring_bytes(4, 2, 4, np.dtype(np.int32)), ring_bytes(4, 2, 4, np.dtype(np.int32), 1, 8)
+    (9248, 27744)
     """
-    return 2 * B * ring_strides(R, C, V)[1] * np.dtype(dtype).itemsize
+    return 2 * B * ring_strides(R, C, V)[1] * (np.dtype(dtype).itemsize + staged)
 
 
-def strip_batch(R: int, C: int, dtype: np.dtype) -> int:
+def strip_batch(R: int, C: int, dtype: np.dtype, staged: int = 0) -> int:
     """Steps a whole-table strip of ``R x C`` blocks of ``dtype`` cells takes as a batch
     (:func:`runtime.backends.cuda.strips.strip_fill`): the blocks of the row above fetched at a time, and the steps
-    between the store warps' barriers; ``STRIP_BATCH``, or 2 where the store warps' ring
-    of ``STRIP_BATCH`` steps would take more than ``RING_BYTES`` (:func:`ring_bytes`).
+    between the store warps' barriers; ``STRIP_BATCH``, or 2 where the store warps' rings
+    of ``STRIP_BATCH`` steps would take more than ``RING_BYTES`` (:func:`ring_bytes`, with
+    ``staged`` bytes of loads a cell).
     Once blocks ran whole past the table's edge, batches of 4 with 4 store warps were
     faster than batches of 2 with 2 on odd sides and within a few percent on even ones
     (docs/benchmarks.md, whole blocks past the table's edge).
@@ -171,8 +175,11 @@ def strip_batch(R: int, C: int, dtype: np.dtype) -> int:
     >>> i4, i8 = np.dtype(np.int32), np.dtype(np.int64)
     >>> strip_batch(8, 4, i4), strip_batch(4, 2, i8), strip_batch(8, 4, i8), strip_batch(8, 8, i4)
     (4, 4, 2, 2)
+    >>> strip_batch(8, 4, i4, 4)
+    2
     """
-    return STRIP_BATCH if ring_bytes(R, C, STRIP_BATCH, dtype) <= RING_BYTES else 2
+    fits = ring_bytes(R, C, STRIP_BATCH, dtype, 1, staged) <= RING_BYTES
+    return STRIP_BATCH if fits else 2
 
 
 def store_runs_fit(R: int, C: int, K: int, B: int, V: int = 1) -> bool:
@@ -196,14 +203,14 @@ def store_runs_fit(R: int, C: int, K: int, B: int, V: int = 1) -> bool:
 
 
 def ring_vectors(R: int, C: int, K: int, B: int, cols: bool, m: int, rt: np.dtype,
-                  dtype: np.dtype) -> int:
+                  dtype: np.dtype, staged: int = 0) -> int:
     """Cells the store warps' ring moves at a time (:func:`runtime.backends.cuda.strip_source.strip_source`): 4, one 16-byte
     vector into the ring, out of it and into the table, where ``K`` store warps serve the
     strip and every vector is one aligned 16-byte word of both: cells of 4 bytes in the
     registers and the table, blocks of a multiple of 4 columns, columns not flipped (a
     vector's cells in the table's order), a multiple of 4 columns (each row's vectors
-    aligned), the lanes covering the runs (:func:`store_runs_fit`) and the ring fitting in
-    ``RING_BYTES``; else 1.
+    aligned), the lanes covering the runs (:func:`store_runs_fit`) and the rings (with
+    ``staged`` bytes of loads a cell) fitting in ``RING_BYTES``; else 1.
 
     Examples
     --------
@@ -213,7 +220,7 @@ def ring_vectors(R: int, C: int, K: int, B: int, cols: bool, m: int, rt: np.dtyp
     [4, 1, 1, 1]
     """
     fits = (not cols and m % 4 == 0 and rt.itemsize == dtype.itemsize == 4
-            and store_runs_fit(R, C, K, B, 4) and ring_bytes(R, C, B, rt, 4) <= RING_BYTES)
+            and store_runs_fit(R, C, K, B, 4) and ring_bytes(R, C, B, rt, 4, staged) <= RING_BYTES)
     return 4 if fits else 1
 
 

@@ -27,7 +27,7 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                  pairs: list[list[tuple[int, ...]]] | None = None, score: bool = False,
                  loads: Sequence[str] = (), K: int = 0, B: int = STRIP_BATCH,
                  anywhere: bool = False, V: int = 1, diagonals: bool = False,
-                 edges: bool = False) -> str:
+                 edges: bool = False, staged: bool = False) -> str:
     """Source of the strip kernel (see :func:`runtime.backends.cuda.strips.strip_fill`): a
     lane's ``R x C`` block of cells unrolled, computed into registers before any is
     stored; ``W`` words a boundary value, strip ``k``'s last row in slot ``k % nslots`` of
@@ -55,7 +55,12 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
     loads, which the batch's first step waits on anyway: ptxas puts its wait for a load
     at the load's first use and shares its scoreboards between loads, so a load made
     before the loop and first used in it, or a load a step ahead, made every step wait on
-    the loads of the step before.
+    the loads of the step before.  With ``staged`` (and store warps), the loads by row
+    and column are the store warps' instead, a batch ahead: their lanes load a row's
+    cells side by side (as they store them) into a ring in shared memory laid out as the
+    cells' own (``LR``), which the compute warp reads each step; a compute lane's own
+    loads of its block take an instruction for each of its ``R C`` cells, each of the
+    warp's touching 32 rows.
 
     With ``K`` store warps (:func:`runtime.backends.cuda.strip_layout.strip_store_warps`)
     the compute warp (the block's first) writes its cells into a ring of ``2 B`` steps in
@@ -89,8 +94,9 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
     uses = [("{0}" in t, "{1}" in t) for t in loads]  # (by row, by column) of each load
     win = [k for k, (by_r, by_c) in enumerate(uses) if by_c and not by_r]  # by column only
     rowed = [k for k, (by_r, by_c) in enumerate(uses) if not by_c]  # by row, or neither
-    ahead = [(k, r, c) for k, (by_r, by_c) in enumerate(uses) if by_r and by_c
-             for r in range(R) for c in range(C)]
+    both = [k for k, (by_r, by_c) in enumerate(uses) if by_r and by_c]
+    staged = staged and bool(K) and bool(both)
+    ahead = [] if staged else [(k, r, c) for k in both for r in range(R) for c in range(C)]
     WN = 1 << ((32 + 2 * B) * C - 1).bit_length()  # a window's columns, a power of 2
     WL = math.ceil(B * C / 32)  # a window's columns a lane loads a batch
     # the batch's first step: the hand-down words, and the windows' columns in every strip
@@ -155,6 +161,14 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                         f"ST4(MF, {to}, {', '.join(f'y{it}[{v}]' for v in range(V))})"
                         if V > 1 else f"MF[{to}] = y{it}")
 
+    def stage(first: str) -> None:  # the loads by row and column of steps first.. first+B-1
+        e(f"lst = {first} + sb", f"col = lst * {C} + sc - gr * {C}",
+          f"lidx = (lst & {2 * B - 1}) * {SS} + sc + gr * {LS} + rr * {C}")
+        for it in range(32 * R // P):
+            e(*[f"LR{k}[U(lidx + {it * Q * LS + v})] = "
+                + at(k, f"u0 + pr + {it * P}", f"col - {it * Q * C - v}")
+                for k in both for v in range(V)])
+
     def block(guard: bool) -> None:  # the lane's block of cells, then its stores
         inside = (lambda r, c: f"ub + {r} < n and v0 + {c} < m") if guard else \
             (lambda r, c: None)
@@ -200,6 +214,10 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                 fetch(f"(s + {B}) * {C}")
             e(*[f"y{k}_{t} = {at(k, 'ub', f'(s + {B}) * {C} + lane + {32 * t}')}"
                 for k in win for t in range(WL)])
+        if staged:
+            e(f"ls = (s & {2 * B - 1}) * {SS} + lane * {LS}",
+              *[f"w{k}_{r}_{c} = LR{k}[U(ls + {r * C + c})]"
+                for k in both for r in range(R) for c in range(C)])
         e("q = s - lane", f"cn = t{C - 1}", *[f"w{k}_{r}_{c} = g{k}_{r}_{c}" for k, r, c in ahead],
           *[f"g{k}_{r}_{c} = {load(k, r, c, '(q + 1)')}" for k, r, c in ahead],
           *[f"w{k}_0_{c} = YW{k}[U((q * {C} + {c}) & {WN - 1})]" for k in win for c in range(C)])
@@ -252,7 +270,8 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
               f"sb = (el % {CB // V}) // {C // V}",
               f"sc = el % {C}" if V == 1 else f"sc = {V} * (el % {C // V})",
               f"pr = el // {CB // V}", f"gr = pr // {R}", f"rr = pr % {R}")
-        e(*[f"YW{k} = cuda.shared.array({WN}, T{k})" for k in win],  # by column, a batch on
+        e(*[f"LR{k} = cuda.shared.array({2 * B * SS}, T{k})" for k in both if staged],
+          *[f"YW{k} = cuda.shared.array({WN}, T{k})" for k in win],  # by column, a batch on
           *[f"XS{k} = cuda.shared.array({32 * R}, T{k})" for k in rowed])  # by row, a strip
         with e.block("while True"):
             e("k = 0")
@@ -282,12 +301,18 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
               *[f"y{k}_{t} = {at(k, 'ub', f'lane + {32 * t}')}" for k in win for t in range(WL)])
             with e.block("if k > 0 and lane < 32" if K else "if k > 0"):
                 fetch("0")
+            if staged:  # the first batch's loads, before the loop's first barrier
+                with e.block("if lane >= 32"):
+                    stage("0")
             if K:  # a barrier every batch; after it the store warps store the batch before
                 with e.block(f"for s in range(((nq + {30 + B}) // {B} + 1) * {B})"):
                     with e.block(f"if (s & {B - 1}) == 0"):
                         e("cuda.syncthreads()")
                         with e.block("if lane >= 32 and s > 0"):
                             stores()
+                        if staged:  # the batch after this one's
+                            with e.block("if lane >= 32"):
+                                stage(f"s + {B}")
                     with e.block("if lane < 32 and s < nq + 31"):
                         step()
                     if sim:  # the store warps meet the compute warp's barriers

@@ -61,7 +61,7 @@ from runtime.backends.emit import Emitter, compile_source, digest, remember
 
 __all__ = ["strip_fill", "strip_order", "strip_narrowing", "strip_kernel", "serves_strips",
            "frame_offsets", "words_of", "strip_grid", "ORDER_PROBE_STRIPS",
-           "ORDER_PROBE_RUNS"]
+           "ORDER_PROBE_RUNS", "staged_bytes"]
 
 #: The reads :func:`strip_fill` serves: left, up and up-left in the NOSE frame.
 _NEAREST = frozenset({(0, -1), (-1, 0), (-1, -1)})
@@ -115,7 +115,8 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
                rows_per_lane: int | None = None, copy_back: bool = True,
                cols_per_step: int | None = None, store_warps: int | None = None,
                narrow: bool = True, vectors: bool = True,
-               diagonals: bool | None = None, predicted_s: float | None = None) -> DeviceFill:
+               diagonals: bool | None = None, predicted_s: float | None = None,
+               staged: bool = True) -> DeviceFill:
     """A diagonal pattern whose reads are its three nearest neighbours (offsets
     ``(0, -1)``, ``(-1, 0)``, ``(-1, -1)`` in the NOSE frame, at constant offsets) filled
     in registers.
@@ -159,7 +160,13 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     :func:`runtime.backends.speculate.speculate` can: no branch on a block's first row and
     column.
 
-    Two options change the code, not the table.  ``vectors`` (on by default) moves the
+    With ``staged`` (on by default) and store warps, the cell's loads of its arguments
+    by row and column (a grid of costs, ``A[i, j]``) are the store warps' too, a batch
+    ahead, side by side along a row, through another ring in shared memory
+    (:func:`staged_bytes`), and a batch is then 2 steps where both rings of 4 would not fit
+    (:func:`runtime.backends.cuda.strip_layout.strip_batch`).
+
+    Three options change the code, not the table.  ``vectors`` (on by default) moves the
     store warps' cells 4 at a time as 16-byte vectors where
     :func:`runtime.backends.cuda.strip_layout.ring_vectors` allows (4-byte cells, a
     multiple of 4 columns).  ``diagonals`` computes a lane's block anti-diagonal by
@@ -168,7 +175,7 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     (and store warps serving the strip, on a GPU) the fill takes the order
     :func:`strip_order` times faster on this GPU, chosen once and cached on disk, unless
     the fill is ``predicted_s`` seconds long, under ``ORDER_TIMED_FROM_S``, and no choice
-    was kept: then rows.
+    was kept: then rows.  ``staged``, above.
 
     ``ValueError`` when the reads are not those three, or ``store_warps`` cannot serve
     the block (:func:`runtime.backends.cuda.strip_layout.store_warps_misfit`);
@@ -179,27 +186,55 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     R, C = strip_block(rec.dtype, nw is not None)
     R, C = rows_per_lane or R, cols_per_step or C
     rt = register_type(rec, nw)
-    K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
-    if store_warps and (why := store_warps_misfit(R, C, K, rt)):  # one asked for
+    st = staged_bytes(rec, ir) if staged else 0
+    K = strip_store_warps(R, C, rt, st) if store_warps is None else store_warps
+    if store_warps and (why := store_warps_misfit(R, C, K, rt, st)):  # one asked for
         raise ValueError(why)
+    st = st if K else 0
     how = ""
     if diagonals is None:
-        diagonals = strip_order(rec, ir, pattern_index, R, C, K, nw, vectors, predicted_s)
+        diagonals = strip_order(rec, ir, pattern_index, R, C, K, nw, vectors, predicted_s, st)
         how = "" if not _orders_timed(K) else (
             " chosen by timing" if diagonals is not None else
             f" (a fill predicted under {ORDER_TIMED_FROM_S:g} s: the orders not timed)")
     return _strips(rec, ir, pattern_index, R, C, K, nw, vectors, bool(diagonals), copy_back,
-                   how)
+                   st, how)
+
+
+def staged_bytes(rec: Recurrence, ir: CellIR) -> int:
+    """Bytes a cell of ``rec`` takes in the ring of loads the store warps make for it
+    (:func:`strip_fill`'s ``staged``): its loads of its arguments by row and column
+    (:func:`runtime.backends.cuda.cells.argument_loads`), each its array's element size.
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> from depgraph.frontend.ir import cell_ir
+    >>> A, X = np.zeros((4, 5), np.int32), np.zeros(4, np.int64)
+    >>> @recurrence(shape=(4, 5), dtype=np.int32, args=(A, X))
+    ... def grid(M, i, j, A, X):
+    ...     if i == 0 or j == 0:
+    ...         return 0
+    ...     return A[i, j] + X[i] + max(M[i - 1, j], M[i, j - 1])
+    >>> staged_bytes(grid, cell_ir(grid))
+    4
+    """
+    arrays, loads = argument_loads(rec, ir)
+    found = ir.loads_of(arrays)
+    return sum(np.asarray(rec.args[ir.params.index(load.array)]).dtype.itemsize
+               for load, text in zip(found, loads) if "{0}" in text and "{1}" in text)
 
 
 def _strips(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: int,
             nw: Narrowing | None, vectors: bool, diagonals: bool, copy_back: bool,
-            chosen: str = "") -> DeviceFill:
-    """:func:`strip_fill` with every choice made (``chosen``: what the label says of the
-    order's choice)."""
+            staged: int = 0, chosen: str = "") -> DeviceFill:
+    """:func:`strip_fill` with every choice made (``staged``: bytes a cell of loads the
+    store warps make, 0 for none; ``chosen``: what the label says of the order's
+    choice)."""
     rt = register_type(rec, nw)
     kern, moves, sched, head = strip_kernel(rec, ir, pattern_index, R, C, False, K,
-                                            strip_batch(R, C, rt), nw, vectors, diagonals)
+                                            strip_batch(R, C, rt, staged), nw, vectors,
+                                            diagonals, staged=staged)
 
     def launches(cuda: Any, dM: Any, dargs: tuple[Any, ...], dsched: tuple[Any, ...]) -> Launches:
         table: tuple[Any, ...]
@@ -214,14 +249,15 @@ def _strips(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: 
     return run(rec, kern, "C", copy_back, launches, sched,
                label=f"register strips of {32 * R} rows ({R}x{C} cells a lane"
                      + (f", {K} store warps" if K else "")
+                     + (" loading the cells' arguments" if staged else "")
                      + (", 16-byte stores" if moves == 4 else "")
                      + (", cells by anti-diagonals" if diagonals else ", cells by rows" if chosen
                         else "") + chosen + narrow_note(nw) + ")")
 
 
 def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: int,
-                nw: Narrowing | None, vectors: bool, predicted_s: float | None = None
-                ) -> bool | None:
+                nw: Narrowing | None, vectors: bool, predicted_s: float | None = None,
+                staged: int = 0) -> bool | None:
     """Whether :func:`strip_fill` computes a lane's block by anti-diagonals (``True``) or
     by rows: the order whose kernel fills a probe faster on this GPU, the first
     ``ORDER_PROBE_STRIPS`` strips of ``rec``'s table (all its columns, so the same two
@@ -240,8 +276,9 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
     n, m = rec.shape
     _, card = device.status()
     rt = register_type(rec, nw)
-    generated = [_strip_parts(rec, ir, pattern_index, R, C, False, K, strip_batch(R, C, rt), nw,
-                              vectors, order)[0] for order in (False, True)]
+    generated = [_strip_parts(rec, ir, pattern_index, R, C, False, K,
+                              strip_batch(R, C, rt, staged), nw, vectors, order,
+                              staged=staged)[0] for order in (False, True)]
     key = _order_digest(rec, card, generated, nw)
     kept = _cached_orders().get(key)
     if kept is None and predicted_s is not None and predicted_s < ORDER_TIMED_FROM_S:
@@ -252,7 +289,8 @@ def strip_order(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
         if chosen is None:
             probe = replace(rec, shape=(min(n, 32 * R * ORDER_PROBE_STRIPS), m))
             times = {order: min([_strips(probe, ir, pattern_index, R, C, K, nw, vectors, order,
-                                         False).compute_s for _ in range(ORDER_PROBE_RUNS)][1:])
+                                         False, staged).compute_s
+                                 for _ in range(ORDER_PROBE_RUNS)][1:])
                      for order in (False, True)}
             chosen = times[True] < times[False]
             _keep_order(key, chosen)
@@ -326,10 +364,12 @@ def _register_read(rows: bool, cols: bool) -> str:
 
 def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
                  score: bool, K: int, B: int, nw: Narrowing | None, vectors: bool,
-                 diagonals: bool, edges: bool = False) -> tuple[str, int, bool, list[str]]:
+                 diagonals: bool, edges: bool = False, staged: int = 0
+                 ) -> tuple[str, int, bool, list[str]]:
     """The strip kernel's source, the cells a store moves at a time (2: the compute
     warp's pairs, 4: the store warps' vectors; else 1), whether the cell runs anywhere and
-    the cell's argument loads; ``ValueError`` unless the strips serve ``rec`` in the
+    the cell's argument loads (by row and column the store warps', with ``staged``
+    bytes of them a cell); ``ValueError`` unless the strips serve ``rec`` in the
     pattern's frame."""
     code = PATTERNS[pattern_index].code
     if code not in DIAGONAL_FLIPS:
@@ -344,27 +384,28 @@ def _strip_parts(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     packed = (np.dtype(rec.dtype).itemsize == 4 and R % 2 == 0 and C % 2 == 0 and not score
               and not K)
     pairs = pair_stores(R, C, rows, cols, n, m) if packed else None
-    V = ring_vectors(R, C, K, B, cols, m, rt, np.dtype(rec.dtype)) if vectors else 1
+    V = ring_vectors(R, C, K, B, cols, m, rt, np.dtype(rec.dtype), staged) if vectors else 1
     source = strip_source(rows, cols, R, C, words_of(rt), len(rec.args), simulated(), pairs,
-                          score, loads, K, B, anywhere, V, diagonals, edges)
+                          score, loads, K, B, anywhere, V, diagonals, edges, bool(staged))
     return source, 2 if packed else V, anywhere, loads
 
 
 def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int,
                  score: bool, K: int = 0, B: int = STRIP_BATCH, nw: Narrowing | None = None,
-                 vectors: bool = False, diagonals: bool = False, edges: bool = False
-                 ) -> tuple[Any, int, tuple[np.ndarray, ...], tuple[int, int]]:
+                 vectors: bool = False, diagonals: bool = False, edges: bool = False,
+                 staged: int = 0) -> tuple[Any, int, tuple[np.ndarray, ...], tuple[int, int]]:
     """The strip kernel of :func:`strip_fill` (``score``: of
     :func:`runtime.backends.cuda.score.strip_score_fill`, with ``edges`` keeping its tiles'
     edges too, :func:`runtime.backends.cuda.strip_source.strip_source`; ``K`` store warps, batches of
     ``B`` steps, cells in int32 with ``nw``, the ring's cells moved as 16-byte ``vectors``
     where :func:`runtime.backends.cuda.strip_layout.ring_vectors` allows, a block's cells
-    by anti-``diagonals``), the cells a store of the table moves at a time (2: the compute
+    by anti-``diagonals``, ``staged`` bytes a cell of loads the store warps make), the
+    cells a store of the table moves at a time (2: the compute
     warp's pairs, 4: the store warps' vectors; else 1), its schedule arrays (the boundary
     ring of ``STRIP_SLOTS`` strips' last rows; the ticket) and its ``(strips, slots)``,
     the kernel's arguments after those arrays."""
     source, moves, anywhere, loads = _strip_parts(rec, ir, pattern_index, R, C, score, K, B,
-                                                  nw, vectors, diagonals, edges)
+                                                  nw, vectors, diagonals, edges, staged)
     rows, cols = DIAGONAL_FLIPS[PATTERNS[pattern_index].code]
     rt = register_type(rec, nw)
     W, enc, dec = _boundary_words(rt, simulated())
