@@ -113,27 +113,29 @@ def test_guarded_cells_in_strips_at_4100(code, write_rec):
     assert score.value == plan.reference[score.cell]
 
 
-def test_alignment_cases_at_4100():
+@pytest.mark.parametrize("name", ["lcs", "edit_distance", "smith_waterman", "dtw"])
+def test_alignment_cases_at_4100(name):
+    # benchmarks/wave_cases.py's cases, one a test (each compiles about 15 kernels), so
+    # that workers share them out
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     from wave_cases import CASES
 
-    for name, make in CASES.items():
-        rec = make(4100)
-        plan = make_plan(rec)
-        for R, C, K, narrow in ((8, 1, None, True), (4, 2, None, True), (2, 4, None, True),
-                                (1, 8, None, True), (16, 1, None, True), (8, 4, None, True),
-                                (8, 4, 4, True), (4, 2, 4, True), (4, 2, 0, True),
-                                (8, 4, 0, True), (4, 2, None, False), (8, 4, None, False),
-                                (4, 2, 0, False)):  # None: the default store warps
-            np.testing.assert_allclose(strips.strip_fill(rec, cell_ir(rec), 4, R, cols_per_step=C,
-                                                       store_warps=K, narrow=narrow).table,
-                                       plan.reference, rtol=1e-6)
-            if K is None and (R, C) in ((4, 2), (8, 4)):
-                score = gpu_score.strip_score_fill(rec, cell_ir(rec), 4, R, C, narrow=narrow)
-                assert np.isclose(score.value, plan.reference[-1, -1], rtol=1e-6)
-        np.testing.assert_allclose(tiles.wave_fill(rec, cell_ir(rec), 4, 64).table, plan.reference, rtol=1e-6)
-        assert np.isclose(gpu_score.score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
-        assert np.isclose(gpu_score.strip_score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
+    rec = CASES[name](4100)
+    plan = make_plan(rec)
+    for R, C, K, narrow in ((8, 1, None, True), (4, 2, None, True), (2, 4, None, True),
+                            (1, 8, None, True), (16, 1, None, True), (8, 4, None, True),
+                            (8, 4, 4, True), (4, 2, 4, True), (4, 2, 0, True),
+                            (8, 4, 0, True), (4, 2, None, False), (8, 4, None, False),
+                            (4, 2, 0, False)):  # None: the default store warps
+        np.testing.assert_allclose(strips.strip_fill(rec, cell_ir(rec), 4, R, cols_per_step=C,
+                                                     store_warps=K, narrow=narrow).table,
+                                   plan.reference, rtol=1e-6)
+        if K is None and (R, C) in ((4, 2), (8, 4)):
+            score = gpu_score.strip_score_fill(rec, cell_ir(rec), 4, R, C, narrow=narrow)
+            assert np.isclose(score.value, plan.reference[-1, -1], rtol=1e-6)
+    np.testing.assert_allclose(tiles.wave_fill(rec, cell_ir(rec), 4, 64).table, plan.reference, rtol=1e-6)
+    assert np.isclose(gpu_score.score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
+    assert np.isclose(gpu_score.strip_score_fill(rec, cell_ir(rec), 4).value, plan.reference[-1, -1], rtol=1e-6)
 
 
 def test_strip_vectors_and_diagonals_at_4096():
