@@ -177,3 +177,30 @@ def test_the_costs_measured_here_are_positive(tmp_path, monkeypatch):
     got = cpu_model._measure("here", threads, "code")
     assert 0 < got.cell_s < 1e-6 and 0 <= got.barrier_s < 1e-3 and got.threads == threads
     assert 0 <= got.touch_s < 1e-6
+
+
+@pytest.mark.parametrize("running, busy, sleeps", [
+    ([1, 3, 3], 0, 0),  # the first look sees no other work: one look, no wait
+    ([3, 2, 4, 3, 2], 1, 4),  # busy at every look: the least of five, a wait between
+    ([4, 1, 4], 0, 1),  # a look that sees none ends them
+])
+def test_busy_cores_looks_until_it_sees_a_free_machine(running, busy, sleeps, monkeypatch):
+    # /proc/loadavg's running tasks at each look, this process's own thread among them
+    counts = iter(running)
+    waits = []
+
+    class Proc:
+        def __init__(self, path):
+            self.path = path
+
+        def read_text(self):
+            assert self.path == "/proc/loadavg"
+            return f"0.5 0.4 0.3 {next(counts)}/200 4242\n"
+
+        def iterdir(self):
+            return iter(())
+
+    monkeypatch.setattr(cpu_model, "Path", Proc)
+    monkeypatch.setattr(cpu_model.time, "sleep", waits.append)
+    assert cpu_model.busy_cores() == busy
+    assert len(waits) == sleeps

@@ -275,25 +275,30 @@ def calibration(threads: int) -> CpuCosts:
 def busy_cores(looks: int = 5) -> int:
     """Cores other work keeps busy now: the kernel's count of running tasks
     (``/proc/loadavg``) less this process's own running threads (the one reading, and
-    numba's workers still spinning after a parallel region), the least of ``looks`` a
-    millisecond apart (a task that runs for an instant holds no core); 0 where it cannot
-    be read.
+    numba's workers still spinning after a parallel region), the least of up to ``looks``
+    a millisecond apart (a task that runs for an instant holds no core), so the first
+    look that sees none ends them (an idle machine costs one look, not ``looks``
+    milliseconds); 0 where it cannot be read.
 
     Examples
     --------
     >>> busy_cores() >= 0
     True
     """
-    seen = []
-    for _ in range(looks):
+    least = None
+    for look in range(looks):
+        if look:
+            time.sleep(0.001)
         try:
             running = int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
             own = sum(_running(task) for task in Path("/proc/self/task").iterdir())
         except (OSError, ValueError, IndexError):
             return 0
-        seen.append(running - max(own, 1))
-        time.sleep(0.001)
-    return max(0, min(seen))
+        busy = running - max(own, 1)
+        if busy <= 0:
+            return 0
+        least = busy if least is None else min(least, busy)
+    return least or 0
 
 
 def _running(task: Path) -> bool:
