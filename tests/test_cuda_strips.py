@@ -372,3 +372,18 @@ def test_strips_store_warps_load_the_cells_grid(code, shape, R, C, K, write_rec)
     same(own.table, staged.table)
     assert ("store warps loading the cells' arguments" in staged.kernel) == (K != 0)
     assert "loading" not in own.kernel
+
+
+def test_strips_keep_their_store_warps_where_the_loads_ring_does_not_fit(write_rec):
+    # 8x4 blocks and a grid of 8-byte loads: both rings would take more than the shared
+    # memory the store warps may have even in batches of 2, so the store warps take the
+    # cells alone and the compute warp makes its own loads, as before staged loads
+    rec = load(write_rec(_loading_reads("NOSE", (40, 33))))
+    ir = cell_ir(rec)
+    rt = cells.register_type(rec, strips.strip_narrowing(rec, ir))
+    assert strip_layout.strip_store_warps(8, 4, rt, strips.staged_bytes(rec, ir)) == 0
+    K = strip_layout.strip_store_warps(8, 4, rt)
+    assert K > 0
+    res = strips.strip_fill(rec, ir, BY_CODE["NOSE"].index, 8, cols_per_step=4)
+    same(res.table, make_plan(rec).reference)
+    assert f"{K} store warps" in res.kernel and "loading" not in res.kernel

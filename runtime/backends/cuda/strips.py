@@ -164,7 +164,8 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     by row and column (a grid of costs, ``A[i, j]``) are the store warps' too, a batch
     ahead, side by side along a row, through another ring in shared memory
     (:func:`staged_bytes`), and a batch is then 2 steps where both rings of 4 would not fit
-    (:func:`runtime.backends.cuda.strip_layout.strip_batch`).
+    (:func:`runtime.backends.cuda.strip_layout.strip_batch`); where both would not fit
+    even then, the store warps take the cells alone.
 
     Three options change the code, not the table.  ``vectors`` (on by default) moves the
     store warps' cells 4 at a time as 16-byte vectors where
@@ -188,9 +189,11 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     rt = register_type(rec, nw)
     st = staged_bytes(rec, ir) if staged else 0
     K = strip_store_warps(R, C, rt, st) if store_warps is None else store_warps
+    if st and (not K or store_warps_misfit(R, C, K, rt, st)):
+        st = 0  # no room for the loads' ring beside the cells': store warps without it
+        K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
     if store_warps and (why := store_warps_misfit(R, C, K, rt, st)):  # one asked for
         raise ValueError(why)
-    st = st if K else 0
     how = ""
     if diagonals is None:
         diagonals = strip_order(rec, ir, pattern_index, R, C, K, nw, vectors, predicted_s, st)
