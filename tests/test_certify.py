@@ -72,6 +72,8 @@ def test_the_thesis_cases_are_proven(write_rec):
     ("    return M[i - 1, j ^ 1] if i > 0 else 1\n", "not at a polynomial index"),
     # floor division bounded over the rationals: at most j / 2, but not proven at least 0
     ("    return M[i - 1, j // 2] if i > 0 else 1\n", "may leave the table"),
+    ("    return M[i - 1, j >> 1] if i > 0 else 1\n", "may leave the table"),  # j // 2
+    ("    return M[i - 1, j >> i] if i > 0 else 1\n", "not at a polynomial index"),
 ])
 def test_what_is_proven_and_why_not(write_rec, body, why):
     rec = load(write_rec(f"""
@@ -110,6 +112,23 @@ def wrap(M, i, j, d):
         res = fill(rec, backend=backend)
         assert "reads proven for every shape" in res.notes[1]
         np.testing.assert_array_equal(res.table, reference)
+
+
+def test_a_shift_left_by_a_constant_is_a_product(write_rec):
+    rec = load(write_rec("""
+@recurrence(shape=(4, 9), dtype=np.int64)
+def cell(M, i, j):
+    if i == 0:
+        return j
+    if (j << 1) < M.shape[1]:
+        return M[i - 1, j << 1] + 1
+    return M[i - 1, j] + 2
+"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.regions == ("Up", "UpRight")
+    assert found.patterns == ("RUD", "NESO") and not found.requires
+    np.testing.assert_array_equal(fill(rec, backend="cpu").table,
+                                  fill(rec, backend="python").table)
 
 
 def test_a_mask_wider_than_the_table_is_not_proven_and_its_read_is_caught(write_rec):

@@ -22,7 +22,8 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
   (:attr:`Walk.bounds`);
 - ``a & b``, ``a % b`` and ``a // b`` of polynomials (a column wrapped round the table,
   ``(j + d) % M.shape[1]``) are symbols bounded as Python's integer arithmetic bounds
-  them, where the divisor's or mask's sign is known for every size (:meth:`Walk._bounded`).
+  them, where the divisor's or mask's sign is known for every size (:meth:`Walk._bounded`);
+  a shift by a constant ``c`` is ``a * 2**c`` (``<<``) or ``a // 2**c`` (``>>``).
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -268,6 +269,8 @@ class Walk:
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.Mod,
                                                                 ast.FloorDiv)):
             return self._bounded(node, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift)):
+            return self._shifted(node, env)
         if isinstance(node, ast.Subscript):
             return self._subscript(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -562,6 +565,32 @@ class Walk:
             if b.is_Integer and op is not ast.FloorDiv:
                 self.tops.add(int(b) - (op is ast.Mod))
         return x
+
+    def _shifted(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
+        """``a << c`` as ``a * 2**c`` and ``a >> c`` as ``a // 2**c`` (the same symbol:
+        Python's and numba's shifts of integers are those, negative ``a`` too), for an
+        integer polynomial ``a`` and a constant ``0 <= c <= 62``; ``None`` otherwise.
+
+        Examples
+        --------
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     return M[i >> 1, j << 2]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> up = w.polynomial(ast.parse("i >> 1", mode="eval").body, {})
+        >>> w.polynomial(ast.parse("j << 2", mode="eval").body, {}), w.display[up]
+        (4*j, (i // 2))
+        >>> up is w.polynomial(ast.parse("i // 2", mode="eval").body, {})
+        True
+        """
+        a, c = self.polynomial(node.left, env), self.polynomial(node.right, env)
+        if a is None or c is None or not a.is_integer or not c.is_Integer \
+                or not 0 <= int(c) <= 62:
+            return None
+        power = ast.Constant(2 ** int(c))
+        if isinstance(node.op, ast.LShift):
+            return self.sympy.expand(a * (2 ** int(c)))
+        return self._bounded(ast.BinOp(left=node.left, op=ast.FloorDiv(), right=power), env)
 
     def _least(self, e: Any) -> int | None:
         """The least value of ``e`` over every size, where ``e`` is an integer constant or
