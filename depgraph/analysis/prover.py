@@ -89,7 +89,24 @@ class Prover:
     def least(self, form: Any, premises: tuple, products: bool = True) -> Any:
         """The least value of ``form``; ``None`` when unbounded, ``"never"`` when the
         premises cannot hold together (the path is never taken).  ``products``: whether
-        the monomials get the facts their factors' bounds give (:meth:`_product_facts`)."""
+        the monomials get the facts their factors' bounds give (:meth:`_product_facts`).
+        A form that only takes integer values (integer coefficients, integer symbols)
+        takes none below the linear program's least rounded up, which is what is
+        returned: ``j // 2`` of ``j >= 0`` is at least ``(j - 1) / 2``, over the rationals
+        ``-1/2``, so 0.
+
+        Examples
+        --------
+        >>> import ast
+        >>> from depgraph.analysis.symbolic import Walk
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     return M[i, j // 2]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> half = w.polynomial(ast.parse("j // 2", mode="eval").body, {})
+        >>> Prover(w, None).least(half, ()), Prover(w, None).least(half / 2, ())
+        (0, -1/4)
+        """
         key = (form, premises, products)
         if key in self.memo:
             return self.memo[key]
@@ -107,12 +124,21 @@ class Prover:
         try:
             value = least_value(c, A, b) if columns else Fraction(0)
             result = self.sp.Rational(value.numerator, value.denominator) + objective.get(1, 0)
+            if self._integral(objective):
+                result = self.sp.ceiling(result)
         except Unbounded:
             result = None
         except Infeasible:
             result = "never"
         self.memo[key] = result
         return result
+
+    def _integral(self, coefficients: dict[Any, Any]) -> bool:
+        """Whether a form of these coefficients (:meth:`_coefficients`) takes only integer
+        values: every coefficient an integer, every monomial a product of integer
+        symbols."""
+        return all(c.is_integer for c in coefficients.values()) and all(
+            m == 1 or m.free_symbols <= self.walk.integral for m in coefficients)
 
     def _product_facts(self, monomials: list[Any], premises: tuple) -> list[dict[Any, Any]]:
         """``m - low >= 0`` (as coefficients) for each product of symbols ``m`` among
