@@ -587,9 +587,9 @@ class Walk:
         if a is None or c is None or not a.is_integer or not c.is_Integer \
                 or not 0 <= int(c) <= 62:
             return None
-        power = ast.Constant(2 ** int(c))
         if isinstance(node.op, ast.LShift):
             return self.sympy.expand(a * (2 ** int(c)))
+        power = ast.Constant(2 ** int(c))
         return self._bounded(ast.BinOp(left=node.left, op=ast.FloorDiv(), right=power), env)
 
     def _least(self, e: Any) -> int | None:

@@ -143,10 +143,14 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                     e(nap(), f"p{t} = cuda.atomic.add(BND, (above + col) * {W} + (f & {W - 1}), 0)")
                 e(f"BD[(s & {2 * B - 1}) * {C * W} + f] = p{t}")
 
+    def place(first: str) -> None:  # a store lane's step of the batch from ``first`` on,
+        # its column in the frame and its place in the ring
+        e(f"sst = {first} + sb", f"col = sst * {C} + sc - gr * {C}",
+          f"sidx = (sst & {2 * B - 1}) * {SS} + sc + gr * {LS} + rr * {C}")
+
     def stores() -> None:  # the batch before, P runs at a time, loads before stores
-        e(f"sst = s - {B} + sb", f"col = sst * {C} + sc - gr * {C}",
-          f"sidx = (sst & {2 * B - 1}) * {SS} + sc + gr * {LS} + rr * {C}",
-          f"ix = {I('u0 + pr')} * m + {J('col')}")
+        place(f"s - {B}")
+        e(f"ix = {I('u0 + pr')} * m + {J('col')}")
         di = -P if rows else P  # the flat index's step from one of a lane's runs to the next
         dj = Q * C if cols else -Q * C
         n_it = 32 * R // P
@@ -162,10 +166,9 @@ def strip_source(rows: bool, cols: bool, R: int, C: int, W: int, nargs: int, sim
                         if V > 1 else f"MF[{to}] = y{it}")
 
     def stage(first: str) -> None:  # the loads by row and column of steps first.. first+B-1
-        e(f"lst = {first} + sb", f"col = lst * {C} + sc - gr * {C}",
-          f"lidx = (lst & {2 * B - 1}) * {SS} + sc + gr * {LS} + rr * {C}")
+        place(first)
         for it in range(32 * R // P):
-            e(*[f"LR{k}[U(lidx + {it * Q * LS + v})] = "
+            e(*[f"LR{k}[U(sidx + {it * Q * LS + v})] = "
                 + at(k, f"u0 + pr + {it * P}", f"col - {it * Q * C - v}")
                 for k in both for v in range(V)])
 

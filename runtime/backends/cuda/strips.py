@@ -222,10 +222,17 @@ def staged_bytes(rec: Recurrence, ir: CellIR) -> int:
     >>> staged_bytes(grid, cell_ir(grid))
     4
     """
-    arrays, loads = argument_loads(rec, ir)
-    found = ir.loads_of(arrays)
-    return sum(np.asarray(rec.args[ir.params.index(load.array)]).dtype.itemsize
-               for load, text in zip(found, loads) if "{0}" in text and "{1}" in text)
+    _, loads = argument_loads(rec, ir)
+    return sum(dt.itemsize for dt, text in zip(_load_types(rec, ir), loads)
+               if "{0}" in text and "{1}" in text)
+
+
+def _load_types(rec: Recurrence, ir: CellIR) -> list[np.dtype]:
+    """The element type of each load the kernel makes for the cell, in the order of
+    :func:`runtime.backends.cuda.cells.argument_loads`."""
+    arrays, _ = argument_loads(rec, ir)
+    return [np.asarray(rec.args[ir.params.index(load.array)]).dtype
+            for load in ir.loads_of(arrays)]
 
 
 def _strips(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int, K: int,
@@ -415,8 +422,7 @@ def strip_kernel(rec: Recurrence, ir: CellIR, pattern_index: int, R: int, C: int
     arrays, _ = argument_loads(rec, ir)
     cell = rewritten_cell(rec, ir, _register_read(rows, cols), {}, hoist=arrays,
                           narrow=nw.positions if nw else frozenset(), speculate=anywhere)
-    types = {f"T{k}": np.asarray(rec.args[ir.params.index(load.array)]).dtype.type
-             for k, load in enumerate(ir.loads_of(arrays))}
+    types = {f"T{k}": dt.type for k, dt in enumerate(_load_types(rec, ir))}
     kern = compile_kernel(rec, source, "strips", cell,
                           **(_vector_moves(simulated()) if moves == 4 else {}),
                           DT=rt.type, ZERO=rt.type(0), **types,
