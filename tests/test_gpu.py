@@ -113,6 +113,24 @@ def test_guarded_cells_in_strips_at_4100(code, write_rec):
     assert score.value == plan.reference[score.cell]
 
 
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_staged_grids_in_strips_at_4100(dtype):
+    # the store warps load the grid, in the staged loads' 4x4 blocks
+    from depgraph import recurrence
+
+    G = np.random.default_rng(7).integers(0, 10, (4100, 4099)).astype(dtype)
+
+    @recurrence(shape=G.shape, dtype=dtype, args=(G,))
+    def min_path(M, i, j, G):
+        if i == 0 or j == 0:
+            return G[i, j]
+        return G[i, j] + min(M[i - 1, j], M[i, j - 1])
+
+    res = strips.strip_fill(min_path, cell_ir(min_path), BY_CODE["NOSE"].index)
+    assert "4x4 cells a lane" in res.kernel and "loading the cells' arguments" in res.kernel
+    np.testing.assert_array_equal(res.table, make_plan(min_path).reference)
+
+
 @pytest.mark.parametrize("name", ["lcs", "edit_distance", "smith_waterman", "dtw"])
 def test_alignment_cases_at_4100(name):
     # benchmarks/wave_cases.py's cases, one a test (each compiles about 15 kernels), so

@@ -81,7 +81,7 @@ from runtime.backends.cuda import (
 from runtime.backends.cuda.bands import BAND_THREADS, band_fill
 from runtime.backends.cuda.device import multiprocessors
 from runtime.backends.cuda.steps import cooperative_fill
-from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing
+from runtime.backends.cuda.strips import serves_strips, strip_fill, strip_narrowing, strip_shape
 from runtime.schedule.cpu_model import best_of, measuring
 
 __all__ = ["Calibration", "Choice", "calibration", "choose", "predict", "cache_path", "KERNELS",
@@ -371,8 +371,10 @@ def strip_seconds(rec: Recurrence, ir: CellIR) -> float:
 
 def _strips_block(rec: Recurrence, ir: CellIR) -> tuple[int, int]:
     """The block :func:`runtime.backends.cuda.strips.strip_fill` takes for ``rec`` by
-    default: by its cell type, and whether the strips may compute its cells in int32."""
-    return strip_layout.strip_block(rec.dtype, strip_narrowing(rec, ir) is not None)
+    default (:func:`runtime.backends.cuda.strips.strip_shape`): by its cell type, whether
+    the strips may compute its cells in int32, and whether the store warps load its grid."""
+    R, C, _, _ = strip_shape(rec, ir, strip_narrowing(rec, ir))
+    return R, C
 
 
 def _bands(sms: int) -> int:

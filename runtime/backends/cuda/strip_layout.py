@@ -61,12 +61,16 @@ def pair_stores(R: int, C: int, rows: bool, cols: bool, n: int, m: int) -> list[
     return out
 
 
-def strip_block(dtype: np.dtype, narrowed: bool = False) -> tuple[int, int]:
+def strip_block(dtype: np.dtype, narrowed: bool = False, staged: bool = False) -> tuple[int, int]:
     """Rows and columns of a lane's block in the register strips by default: ``8x4`` for
     4-byte floats and for cells computed in int32 (``narrowed``,
     :func:`runtime.backends.cuda.strips.strip_narrowing`), else ``4x2``: the larger block
     was the faster for 4-byte cells and the smaller for 8-byte ones, measured at 32768²
-    on the alignment cases (docs/benchmarks.md, the strips' block sizes).
+    on the alignment cases (docs/benchmarks.md, the strips' block sizes).  Where the store
+    warps load the cells' grid (``staged``, :func:`runtime.backends.cuda.strips.staged_bytes`)
+    ``4x4`` instead of ``8x4``: both rings of ``4x4`` blocks fit batches of 4 steps
+    (:func:`strip_batch`), and ``4x4`` filled a grid and the no-pattern example's sheared
+    table faster than ``8x4`` or ``4x8`` (docs/benchmarks.md, the staged loads' blocks).
 
     Examples
     --------
@@ -74,9 +78,13 @@ def strip_block(dtype: np.dtype, narrowed: bool = False) -> tuple[int, int]:
     ((8, 4), (4, 2))
     >>> strip_block(np.dtype(np.int64)), strip_block(np.dtype(np.int64), narrowed=True)
     ((4, 2), (8, 4))
+    >>> strip_block(np.dtype(np.float32), staged=True)
+    (4, 4)
     """
     dt = np.dtype(dtype)
-    return (8, 4) if narrowed or (dt.kind == "f" and dt.itemsize == 4) else (STRIP_ROWS, 2)
+    if narrowed or (dt.kind == "f" and dt.itemsize == 4):
+        return (4, 4) if staged else (8, 4)
+    return (STRIP_ROWS, 2)
 
 
 def strip_store_warps(R: int, C: int, dtype: np.dtype, staged: int = 0) -> int:

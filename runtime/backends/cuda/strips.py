@@ -59,8 +59,8 @@ from runtime.backends.cuda.strip_layout import (
 from runtime.backends.cuda.strip_source import strip_source
 from runtime.backends.emit import Emitter, compile_source, digest, remember
 
-__all__ = ["strip_fill", "strip_order", "strip_narrowing", "strip_kernel", "serves_strips",
-           "frame_offsets", "words_of", "strip_grid", "ORDER_PROBE_STRIPS",
+__all__ = ["strip_fill", "strip_shape", "strip_order", "strip_narrowing", "strip_kernel",
+           "serves_strips", "frame_offsets", "words_of", "strip_grid", "ORDER_PROBE_STRIPS",
            "ORDER_PROBE_RUNS", "staged_bytes"]
 
 #: The reads :func:`strip_fill` serves: left, up and up-left in the NOSE frame.
@@ -184,14 +184,8 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
     not numbers of at most 8 bytes.
     """
     nw = strip_narrowing(rec, ir, narrow)
-    R, C = strip_block(rec.dtype, nw is not None)
-    R, C = rows_per_lane or R, cols_per_step or C
     rt = register_type(rec, nw)
-    st = staged_bytes(rec, ir) if staged else 0
-    K = strip_store_warps(R, C, rt, st) if store_warps is None else store_warps
-    if st and (not K or store_warps_misfit(R, C, K, rt, st)):
-        st = 0  # no room for the loads' ring beside the cells': store warps without it
-        K = strip_store_warps(R, C, rt) if store_warps is None else store_warps
+    R, C, K, st = strip_shape(rec, ir, nw, staged, rows_per_lane, cols_per_step, store_warps)
     if store_warps and (why := store_warps_misfit(R, C, K, rt, st)):  # one asked for
         raise ValueError(why)
     how = ""
@@ -202,6 +196,41 @@ def strip_fill(rec: Recurrence, ir: CellIR, pattern_index: int,
             f" (a fill predicted under {ORDER_TIMED_FROM_S:g} s: the orders not timed)")
     return _strips(rec, ir, pattern_index, R, C, K, nw, vectors, bool(diagonals), copy_back,
                    st, how)
+
+
+def strip_shape(rec: Recurrence, ir: CellIR, nw: Narrowing | None, staged: bool = True,
+                rows_per_lane: int | None = None, cols_per_step: int | None = None,
+                store_warps: int | None = None) -> tuple[int, int, int, int]:
+    """The block's rows and columns, the store warps and the staged bytes a cell
+    (:func:`staged_bytes`, 0 for none) of :func:`strip_fill` with these arguments: the
+    default block (:func:`runtime.backends.cuda.strip_layout.strip_block`) is the staged
+    loads' where they are made, else the plain one; the loads are not staged where their
+    ring does not fit beside the cells' (the store warps then take the cells alone).
+
+    Examples
+    --------
+    >>> from depgraph import recurrence
+    >>> from depgraph.frontend.ir import cell_ir
+    >>> G = np.zeros((4, 5), np.float32)
+    >>> @recurrence(shape=(4, 5), dtype=np.float32, args=(G,))
+    ... def grid(M, i, j, G):
+    ...     if i == 0 or j == 0:
+    ...         return G[i, j]
+    ...     return G[i, j] + min(M[i - 1, j], M[i, j - 1])
+    >>> strip_shape(grid, cell_ir(grid), None), strip_shape(grid, cell_ir(grid), None, False)
+    ((4, 4, 2, 4), (8, 4, 4, 0))
+    """
+    rt = register_type(rec, nw)
+
+    def shape(st: int) -> tuple[int, int, int, int]:
+        R, C = strip_block(rec.dtype, nw is not None, bool(st))
+        R, C = rows_per_lane or R, cols_per_step or C
+        return R, C, strip_store_warps(R, C, rt, st) if store_warps is None else store_warps, st
+
+    R, C, K, st = shape(staged_bytes(rec, ir) if staged else 0)
+    if st and (not K or store_warps_misfit(R, C, K, rt, st)):
+        return shape(0)  # no room for the loads' ring beside the cells': store warps without it
+    return R, C, K, st
 
 
 def staged_bytes(rec: Recurrence, ir: CellIR) -> int:
