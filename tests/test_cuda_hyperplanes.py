@@ -71,3 +71,19 @@ def test_a_slab_sheared_table_is_gathered_back_by_tiles(pi, shape):
     S = np.arange(np.prod(sh.box), dtype=np.int64).reshape(sh.box)
     table, *_ = unshear_fill(rec, device.require().to_device(S), sh, copy_back=True)
     np.testing.assert_array_equal(table, unshear(S, sh, shape))
+
+
+@pytest.mark.parametrize("pi, shape", [((2, 1), (5, 7)), ((2, 1), (1, 6)), ((2, 1), (6, 1)),
+                                       ((2, 3, 1), (3, 4, 5)), ((2, 3, 2, 1), (2, 3, 1, 4))])
+def test_a_sheared_table_is_gathered_back_cell_by_cell(pi, shape):
+    # a NOSE shear's table, or a slab solved for the last axis (no tiles)
+    from patterns.hyperplane import shear, slab
+    from runtime.backends.cuda import device
+    from runtime.backends.cuda.hyperplanes import unshear_fill
+    from runtime.backends.shear import unshear
+
+    rec = recurrence(shape=shape, dtype=np.int32)(lambda M, *x: 0)
+    sh = shear([(-1, 1), (0, -1)], shape) if len(pi) == 2 else slab(Hyperplane(pi), shape)
+    S = np.arange(np.prod(sh.box), dtype=np.int32).reshape(sh.box)
+    table, *_ = unshear_fill(rec, device.require().to_device(S), sh, copy_back=True)
+    np.testing.assert_array_equal(table, unshear(S, sh, shape))
