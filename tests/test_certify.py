@@ -69,7 +69,7 @@ def test_the_thesis_cases_are_proven(write_rec):
     ("    return M[i - 1, j] + UNKNOWN if i > 0 else 1\n", "'UNKNOWN', which is not defined"),
     ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
     ("    return M[i - 1, j * j] if i > 0 else 1\n", "may leave the table"),
-    ("    return M[i - 1, j ^ 1] if i > 0 else 1\n", "not at a polynomial index"),
+    ("    return M[i - 1, j ^ 1] if i > 0 else 1\n", "may leave the table"),  # 4 ^ 1 is 5
     ("    return M[i - 1, j >> i] if i > 0 else 1\n", "not at a polynomial index"),
     ("    return M[i - 1, (j + 9) // 2] if i > 0 else 1\n", "may leave the table"),
 ])
@@ -130,6 +130,74 @@ def cell(M, i, j):
     assert isinstance(found, Certificate) and found.regions == regions and not found.requires
     np.testing.assert_array_equal(fill(rec, backend="cpu").table,
                                   fill(rec, backend="python").table)
+
+
+FLIP = """
+s = np.array({flips}, dtype=np.int64)
+
+@recurrence(shape=(5, {width}), dtype=np.int64, args=(s,))
+def cell(M, i, j, s):
+    if i == 0:
+        return j
+    return max(M[i - 1, j], M[i - 1, j ^ s[i - 1]] + 1)
+"""
+
+
+def test_an_exclusive_or_inside_a_power_of_two_columns_is_proven(write_rec):
+    rec = load(write_rec(FLIP.format(flips=[3, 0, 7, 5], width=8)))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.regions == ("Up", "UpLeft", "UpRight")
+    assert [str(r) for r in found.requires] == [
+        "min(s) >= 0", "M.shape[1] is a power of two", "s.shape[0] == M.shape[0] - 1",
+        "max(s) <= M.shape[1] - 1"]
+    np.testing.assert_array_equal(fill(rec, backend="cpu").table,
+                                  fill(rec, backend="python").table)
+
+
+@pytest.mark.parametrize("flips, width, read", [
+    ([3, 0, 7, 5], 6, r"\(\d, [67]\)"),  # 6 columns: 4 ^ 3 is 7
+    ([3, 0, 8, 5], 8, r"\(2, (8|9|1[0-5])\)"),  # an 8 in 8 columns: j ^ 8 is past them
+])
+def test_an_exclusive_or_that_may_leave_the_table_is_caught(write_rec, flips, width, read):
+    rec = load(write_rec(FLIP.format(flips=flips, width=width)))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, str) and "may leave the table" in found
+    with pytest.raises(RecurrenceError, match=rf"cell \(\d, \d\) reads {read}, outside shape"):
+        fill(rec, backend="cpu")
+
+
+@pytest.mark.parametrize("name, regions, requires", [
+    # M[k + 1, S | (1 << j)] under bit j of S clear, j < len(C): 2**len(C) columns
+    ("optimal_assignment", ("DownRight",),
+     ["M.shape[1] == 2 ** C.shape[1]", "C.shape[0] == M.shape[0] - 1",
+      "C.shape[1] == M.shape[0] - 1"]),
+    ("min_spanning_tree", ("Right",),
+     ["M.shape[1] == 2 ** w.shape[1]", "w.shape[0] == M.shape[0]", "w.shape[1] == M.shape[0]"]),
+])
+def test_bitmask_subsets_are_proven(name, regions, requires):
+    rec = load(f"examples/catalog/{name}.py", size=4)
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.regions == regions
+    assert [str(r) for r in found.requires] == requires
+    assert found.violated(rec, cell_ir(rec).params) is None
+    np.testing.assert_array_equal(fill(rec, backend="cpu").table,
+                                  fill(rec, backend="python").table)
+
+
+@pytest.mark.parametrize("body, read", [
+    # a bit that may be set already: the subset may be the cell's own
+    ("    return M[i, j | (1 << i)] + 1 if i < 2 else 0\n", "M[i, j | 1 << i]"),
+    # 1 << 3 on a table of 8 columns: past them
+    ("    t = 0\n    for b in range(4):\n        if (j >> b) & 1 == 0:\n"
+     "            t += M[i - 1, j | (1 << b)]\n    return t if i > 0 else 1\n", "M[i - 1, j | 1 << b]"),
+])
+def test_bitmasks_that_are_not_proven(write_rec, body, read):
+    rec = load(write_rec(f"""
+@recurrence(shape=(4, 8), dtype=np.int64)
+def cell(M, i, j):
+{body}"""))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, str) and read in found
 
 
 def test_a_mask_wider_than_the_table_is_not_proven_and_its_read_is_caught(write_rec):

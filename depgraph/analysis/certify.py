@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from depgraph.analysis import proof, prover, simplex, symbolic
+from depgraph.analysis import bitwise, proof, prover, simplex, symbolic
 from depgraph.analysis.proof import Certificate, ProvenRead, Requirement, Trusted
 from depgraph.analysis.prover import Prover, later_read, prove
 from depgraph.analysis.symbolic import SMALL, GiveUp, Walk
@@ -236,13 +236,15 @@ def trust(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
 def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prover]:
     """The certificate proven again without each of the prover's size and data facts in
     turn, where it holds without it: a requirement the proof does not need would refuse
-    tables it holds for.  The facts of the arguments go first, the last offered first,
-    then the table's own: of facts that say the same, the table's are kept (a square
-    table's ``M.shape[0] == M.shape[1]`` rather than each side against an argument's
-    length)."""
+    tables it holds for.  The powers of two go first (a side's against another's, then
+    the side alone: the weakest kept), then the facts of the arguments, the last offered
+    first, then the table's own: of facts that say the same, the table's are kept (a
+    square table's ``M.shape[0] == M.shape[1]`` rather than each side against an
+    argument's length)."""
     table = f"{prover.walk.ir.table}.shape["
-    own = [f for f in prover.facts if f[1].subject.startswith(table)]
-    for fact in [f for f in reversed(prover.facts) if f not in own] + own:
+    powers = [f for f in prover.facts if f[1].relation == "is" or f[1].bound.startswith("2 ** ")]
+    own = [f for f in prover.facts if f[1].subject.startswith(table) and f not in powers]
+    for fact in powers + [f for f in reversed(prover.facts) if f not in own + powers] + own:
         fewer = Prover(prover.walk, prover.floor, tuple(f for f in prover.facts if f is not fact))
         found = prove(fewer, elements_first=True)
         if isinstance(found, Certificate):
@@ -250,10 +252,11 @@ def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prove
     return cert, prover
 
 
-#: The sources a certificate is a fact of: the values, the walk, the prover, its linear
-#: programs, and this module.
-_PROVER_SOURCES = (proof.__file__, symbolic.__file__, prover.__file__, simplex.__file__,
-                    __file__)
+
+#: The sources a certificate is a fact of: the values, the walk and its bit operations,
+#: the prover, its linear programs, and this module.
+_PROVER_SOURCES = (proof.__file__, symbolic.__file__, bitwise.__file__, prover.__file__,
+                    simplex.__file__, __file__)
 
 
 @functools.cache
@@ -268,18 +271,23 @@ def _prover_digest() -> str:
 def _size_facts(args: tuple[Any, ...], shape: tuple[int, ...]) -> tuple[Any, ...]:
     """The size and data facts :meth:`~depgraph.analysis.symbolic.Walk.facts` and
     :meth:`~depgraph.analysis.symbolic.Walk.ceilings` may use, coarsely: how each table
-    extent, and each argument's extents (a scalar's value), sit against the table's, the
-    small extents' values, and which extents each integer array's greatest element is
-    below."""
+    extent, and each argument's extents (a scalar's value), sit against the table's and
+    against the log2 of those that are powers of two, the small extents' values, which
+    extents each integer array's greatest element is below, and which are powers of
+    two."""
+    # each extent's log2 where it is a power of two (a bitmask's table)
+    logs = [n.bit_length() - 1 if n >= 1 and n & (n - 1) == 0 else None for n in shape]
+
     def near(v: int) -> tuple[int | None, ...]:
-        return tuple(v - n if abs(v - n) <= 2 else None for n in shape)
+        return tuple(v - n if abs(v - n) <= 2 else None for n in shape) + \
+            tuple(v - L if L is not None and abs(v - L) <= 2 else None for L in logs)
 
     sizes = [near(int(a)) if isinstance(a, (int, np.integer)) else
              tuple(near(d) for d in np.shape(a)) for a in args]
     below = [tuple(int(a.max()) <= n - 1 for n in shape)
              for a in args if isinstance(a, np.ndarray) and a.dtype.kind in "iub" and a.size]
     return (tuple(near(n) for n in shape), tuple(sizes),
-            tuple(n if n <= SMALL else None for n in shape), tuple(below))
+            tuple(n if n <= SMALL else None for n in shape), tuple(below), tuple(logs))
 
 
 def _key(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]) -> str:

@@ -26,8 +26,8 @@ class Requirement:
     """``subject relation bound``, what an instance must satisfy for the certificate to
     hold: ``min(w) >= 0`` or ``max(d) <= M.shape[1] - 1`` of an argument's data, or a
     size fact the proof used,
-    ``M.shape[0] == M.shape[1]`` or ``len(P) == M.shape[0] + 1`` (the table by its name in
-    the cell); checked in time proportional to the arguments
+    ``M.shape[0] == M.shape[1]``, ``len(P) == M.shape[0] + 1``, ``M.shape[1] is a power
+    of two`` or ``M.shape[1] == 2 ** len(C)`` (the table by its name in the cell); checked in time proportional to the arguments
     (:meth:`Certificate.violated`)."""
 
     subject: str
@@ -39,6 +39,8 @@ class Requirement:
 
     def holds(self, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> bool:
         a = side_value(self.subject, table, names, shape)
+        if self.relation == "is":  # the one such bound: "a power of two"
+            return a >= 1 and a & (a - 1) == 0
         b = side_value(self.bound, table, names, shape)
         return {">=": a >= b, "<=": a <= b, "==": a == b}[self.relation]
 
@@ -56,7 +58,12 @@ def side_value(text: str, table: str, names: dict[str, Any], shape: tuple[int, .
     8
     >>> side_value("max(d)", "M", {"d": [3, 1, 4]}, (2, 2))
     4
+    >>> side_value("2 ** (M.shape[0] - 1)", "M", {}, (4, 8))
+    8
     """
+    if text.startswith("2 ** "):  # a power of two of a side
+        inner = text[len("2 ** "):]
+        return 2 ** side_value(inner[1:-1] if inner.startswith("(") else inner, table, names, shape)
     found = re.fullmatch(r"(.*?)(?: ([+-]) (\d+))?", text)
     assert found is not None
     head, sign, extra = found.groups()

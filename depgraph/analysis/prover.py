@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.bitwise import bit_facts
 from depgraph.analysis.proof import Certificate, Edges, ProvenRead, Requirement, Span, Trusted
 from depgraph.analysis.simplex import Infeasible, Unbounded, least_value
 from depgraph.analysis.symbolic import PathRead, Walk
@@ -180,6 +181,10 @@ class Prover:
                 ge.append(e - 1)
             elif _at_least(self.least(-e, plain), 0):
                 ge.append(-e - 1)
+        if self.walk.bitwise or self.walk.powers:
+            bit_facts(self, premises, ge)
+            # found while the list grew: less than it now says
+            self.memo = {k: v for k, v in self.memo.items() if k[1] != premises}
         return ge
 
     def interval(self, form: Any, premises: tuple) -> tuple[Any, Any] | None:

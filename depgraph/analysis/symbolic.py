@@ -23,7 +23,11 @@ for :mod:`depgraph.analysis.certify` to prove in bounds:
 - ``a & b``, ``a % b`` and ``a // b`` of polynomials (a column wrapped round the table,
   ``(j + d) % M.shape[1]``) are symbols bounded as Python's integer arithmetic bounds
   them, where the divisor's or mask's sign is known for every size (:meth:`Walk._bounded`);
-  a shift by a constant ``c`` is ``a * 2**c`` (``<<``) or ``a // 2**c`` (``>>``).
+  a shift by a constant ``c`` is ``a * 2**c`` (``<<``) or ``a // 2**c`` (``>>``);
+- ``a | b``, ``a ^ b`` and ``1 << c`` (``c`` not a constant) are symbols whose bounds hold
+  only where their operands' do (both at least 0, below a power of two), which the
+  prover finds under each path's premises, a test ``(a >> c) & 1 == 0`` among them
+  (:mod:`depgraph.analysis.bitwise`).
 
 Assumptions: the cell function's ``M``, indices and arguments are not reassigned, and its
 reads are seen in its source; integer index arithmetic.  What the walk does not model (a
@@ -45,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from depgraph.analysis.bitwise import BitOps
 from depgraph.analysis.proof import Requirement, side_value
 from depgraph.frontend.ir import CellIR, range_parts
 from depgraph.frontend.source import function_namespace
@@ -95,7 +100,7 @@ def _extent(node: ast.Subscript) -> bool:
     return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
 
 
-class Walk:
+class Walk(BitOps):
     """Every path through a cell function's body, collecting each read of ``M`` with the
     premises of its path (module docstring)."""
 
@@ -131,6 +136,17 @@ class Walk:
         #: the greatest values of the ``&``/``%`` symbols by a constant (a mask's ``c``, a
         #: modulus less 1), which an extent above them keeps inside the table
         self.tops: set[int] = set()
+        #: each ``a | b`` and ``a ^ b`` symbol, with its operator and operands' forms, and
+        #: each ``1 << c`` symbol (``c`` not a constant) with its exponent's form, in the
+        #: order first met (inner first): bounded by the prover under each path's premises
+        #: (:func:`depgraph.analysis.bitwise.bit_facts`), not for every value
+        self.bitwise: list[tuple[type, Any, Any, Any]] = []
+        self.powers: list[tuple[Any, Any]] = []
+        #: ``log2(M.shape[k])`` of each table extent, which a size fact may tie to a side
+        self.logs = [sympy.Symbol(f"_l{k}", integer=True) for k in range(ir.ndim)]
+        self.integral |= set(self.logs)
+        self.display.update({L: sympy.Symbol(f"log2({ir.table}.shape[{k}])")
+                             for k, L in enumerate(self.logs)})
         self.paths = 0
         self.loops = 0
 
@@ -168,6 +184,7 @@ class Walk:
         out += [((("ge", n[a] - top - 1),), Requirement(f"{table}.shape[{a}]", ">=", str(top + 1)))
                 for top in sorted(self.tops) for a, size in enumerate(self.shape)
                 if size >= top + 1]
+        out += self._power_facts()
         names = dict(self.params)
         used = self._used()
         arrays = {self.loads[sym] for sym in used if sym in self.loads}
@@ -205,7 +222,7 @@ class Walk:
         symbols' bounds: the only ones a fact can help prove a read with."""
         forms = [e for r in self.reads for e in r.index] + \
             [e for r in self.reads for _, e in r.premises] + [e for _, e in self.bounds]
-        return set().union(*(e.free_symbols for e in forms))
+        return self._held(forms)
 
     def ceilings(self) -> list[tuple[tuple[tuple[str, Any], ...], Requirement]]:
         """What this instance's data say of an integer array argument whose element a
@@ -228,7 +245,7 @@ class Walk:
 
     def indexing(self) -> list[Any]:
         """The symbols of arguments' elements that the reads' indices hold."""
-        return sorted({s for r in self.reads for e in r.index for s in e.free_symbols
+        return sorted({s for s in self._held([e for r in self.reads for e in r.index])
                        if s in self.loads}, key=str)
 
     def _symbol(self, text: str, integral: bool, array: str | None = None,
@@ -271,6 +288,8 @@ class Walk:
             return self._bounded(node, env)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift)):
             return self._shifted(node, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitXor)):
+            return self._bitwise(node, env)
         if isinstance(node, ast.Subscript):
             return self._subscript(node, env)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -356,8 +375,9 @@ class Walk:
     def conditions(self, node: ast.expr, env: dict[str, Any],
                    holds: bool) -> list[list[tuple[str, Any]]]:
         """``node`` being ``holds``, as alternatives (a disjunction) of conjunctions of
-        atoms ``("ge", e)`` (``e >= 0``) and ``("ne", e)`` (``e != 0``); what is not
-        a comparison of polynomials is dropped (``[[]]``: no premise)."""
+        atoms ``("ge", e)`` (``e >= 0``), ``("ne", e)`` (``e != 0``) and ``("clear", (a,
+        c))`` (bit ``c`` of ``a`` is 0, :meth:`_bit_clear`); what is not a comparison of
+        polynomials is dropped (``[[]]``: no premise)."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return self.conditions(node.operand, env, not holds)
         if isinstance(node, ast.BoolOp):
@@ -384,13 +404,16 @@ class Walk:
 
     def _compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr, env: dict[str, Any],
                  holds: bool) -> list[list[tuple[str, Any]]]:
+        flips = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt,
+                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+        kind = type(op) if holds else flips.get(type(op))
+        clear = self._bit_clear(left, right, env) if kind is ast.Eq else None
+        if clear is not None:
+            return [[("clear", clear)]]
         a, b = self.polynomial(left, env), self.polynomial(right, env)
         if a is None or b is None:
             return [[]]
         step = 1 if (a - b).free_symbols <= self.integral else 0  # strict: > on integers
-        flips = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt,
-                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
-        kind = type(op) if holds else flips.get(type(op))
         if kind is ast.Lt:
             return [[("ge", b - a - step)]]
         if kind is ast.LtE:
@@ -569,7 +592,9 @@ class Walk:
     def _shifted(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
         """``a << c`` as ``a * 2**c`` and ``a >> c`` as ``a // 2**c`` (the same symbol:
         Python's and numba's shifts of integers are those, negative ``a`` too), for an
-        integer polynomial ``a`` and a constant ``0 <= c <= 62``; ``None`` otherwise.
+        integer polynomial ``a`` and a constant ``0 <= c <= 62``; ``1 << c`` of an
+        integer polynomial ``c`` as a symbol of its own, recorded in :attr:`powers`;
+        ``None`` otherwise.
 
         Examples
         --------
@@ -584,8 +609,17 @@ class Walk:
         True
         """
         a, c = self.polynomial(node.left, env), self.polynomial(node.right, env)
-        if a is None or c is None or not a.is_integer or not c.is_Integer \
-                or not 0 <= int(c) <= 62:
+        if a is None or c is None or not a.is_integer or not c.is_integer:
+            return None
+        if not c.is_Integer:  # ``1 << c``: a power of two the prover bounds, nothing else
+            if a != 1 or not isinstance(node.op, ast.LShift):
+                return None
+            known = ("<<", c) in self.opaque
+            y = self._symbol(f"(1 << {ast.unparse(node.right)})", True, key=("<<", c))
+            if not known:
+                self.powers.append((c, y))
+            return y
+        if not 0 <= int(c) <= 62:
             return None
         if isinstance(node.op, ast.LShift):
             return self.sympy.expand(a * (2 ** int(c)))
