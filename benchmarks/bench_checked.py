@@ -9,8 +9,8 @@ interleaved rounds (plain, checked, plain, checked...; compile excluded), the me
 ``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Cases
 (``--cases``, by name; all by default): LCS (straight, NOSE), straight row recurrences
 whose column read depends on their data (RUD: drift's clamped into the table and wrap's
-by a bit mask, both proven since; flip's by an exclusive or, which no proof follows), the
-catalog's integer knapsack and
+by a bit mask, flip's by an exclusive or, all three proven since; halve's by a shift by
+its data, which no proof follows), the catalog's integer knapsack and
 transportation problem (a loop per cell, both proven since), and the catalog's examples
 whose reads or values no certificate proves.  Where no fill can check its own reads
 (no pattern allows every region their constant offsets, a certificate or a sample of the
@@ -81,8 +81,8 @@ def wrap(n: int):
 
 
 def flip(n: int):
-    """drift with its column's low bits flipped (``j ^ s``, an exclusive or no proof
-    follows; inside a table of a power of two columns, since ``s`` is below it)."""
+    """drift with its column's low bits flipped (``j ^ s``, an exclusive or, inside a
+    table of a power of two columns since ``s`` is below it: proven since)."""
     width = 1 << n.bit_length()
     s = np.random.default_rng(n).integers(0, 4, n).astype(np.int64)
 
@@ -93,6 +93,20 @@ def flip(n: int):
         return max(M[i - 1, j], M[i - 1, j ^ s[i - 1]] + 1) % 1000
 
     return flip
+
+
+def halve(n: int):
+    """drift with its column shifted right by its data (``j >> s``, a shift by a variable
+    no proof follows; inside the table, since ``s >= 0``)."""
+    s = np.random.default_rng(n).integers(0, 3, n).astype(np.int64)
+
+    @recurrence(shape=(n + 1, n + 1), dtype=np.int32, args=(s,))
+    def halve(M, i, j, s):
+        if i == 0:
+            return j % 7
+        return max(M[i - 1, j], M[i - 1, j >> s[i - 1]] + 1) % 1000
+
+    return halve
 
 
 def catalog(name: str, size: int):
@@ -107,6 +121,7 @@ CASES = {
     "drift": drift,
     "wrap": wrap,
     "flip": flip,
+    "halve": halve,
     "integer knapsack": lambda n: catalog("integer_knapsack", n // 10),
     "transportation": lambda n: catalog("transportation", n // 10),
     # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states
