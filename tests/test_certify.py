@@ -184,6 +184,43 @@ def test_bitmask_subsets_are_proven(name, regions, requires):
                                   fill(rec, backend="python").table)
 
 
+@pytest.mark.parametrize("name, regions, requires", [
+    # a square argument: B[x, g] for g <= x < B.shape[0]
+    ("production", ("Down", "DownLeft"), ["R == M.shape[0] - 1", "B.shape[0] == B.shape[1]"]),
+    # m * c[i - 1] <= b with c >= 1: m <= b (a product at least each factor's share)
+    ("reliability_design", ("UpLeft",),
+     ["min(c) >= 1", "c.shape[0] == M.shape[0] - 1", "R.shape[0] == M.shape[0] - 1",
+      "R.shape[1] == M.shape[1]"]),
+    # M[1, t + 1]: a second row
+    ("replacement", ("DownRight", "Right", "UpRight"),
+     ["M.shape[0] >= 2", "T == M.shape[1] - 1", "s.shape[0] == M.shape[0]",
+      "c.shape[0] == M.shape[0]"]),
+])
+def test_catalog_reads_proven_by_size_facts_and_products(name, regions, requires):
+    rec = load(f"examples/catalog/{name}.py", size=12)
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.regions == regions
+    assert [str(r) for r in found.requires] == requires
+    np.testing.assert_allclose(fill(rec, backend="cpu").table, fill(rec, backend="python").table)
+
+
+def test_a_constant_row_needs_the_rows_to_reach_it(write_rec):
+    source = """
+@recurrence(shape=({rows}, 5), dtype=np.int64)
+def cell(M, i, j):
+    if j == 0:
+        return i
+    return M[1, j - 1] + M[i, j - 1]
+"""
+    rec = load(write_rec(source.format(rows=3)))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and [str(r) for r in found.requires] == ["M.shape[0] >= 2"]
+    rec = load(write_rec(source.format(rows=1)))
+    assert "may leave the table" in certify(cell_ir(rec), rec.args, rec.shape)
+    with pytest.raises(RecurrenceError, match=r"cell \(0, \d\) reads \(1, \d\), outside shape \(1, 5\)"):
+        fill(rec, backend="cpu")
+
+
 @pytest.mark.parametrize("body, read", [
     # a bit that may be set already: the subset may be the cell's own
     ("    return M[i, j | (1 << i)] + 1 if i < 2 else 0\n", "M[i, j | 1 << i]"),

@@ -144,22 +144,42 @@ class Prover:
     def _product_facts(self, monomials: list[Any], premises: tuple) -> list[dict[Any, Any]]:
         """``m - low >= 0`` (as coefficients) for each product of symbols ``m`` among
         ``monomials`` whose every factor ``f`` is at least some ``low_f >= 0`` under
-        ``premises``, ``low`` the product of the ``low_f``; nothing for one whose factor
+        ``premises``, ``low`` the product of the ``low_f``, and for a product ``a b`` of
+        two symbols also ``(a - low_a)(b - low_b) >= 0`` (``a b >= low_b a + low_a b -
+        low_a low_b``: so ``m * c >= m`` where ``c >= 1``); nothing for one whose factor
         may be negative.  Each ``low_f`` is a least value found without such facts: no
-        greater than the true one, and an integer's rounded up."""
+        greater than the true one, and an integer's rounded up.
+
+        Examples
+        --------
+        >>> from depgraph.analysis.symbolic import Walk
+        >>> from depgraph.frontend.ir import read_cell
+        >>> def f(M, i, j):
+        ...     return M[i, j]
+        >>> w = Walk(read_cell(f, 2), (), (3, 4))
+        >>> i, j = w.index["i"], w.index["j"]
+        >>> Prover(w, None).least(i * j - j, (("ge", i - 1),))  # i >= 1: i j >= j
+        0
+        """
         rows = []
         for m in monomials:
             powers = m.as_powers_dict()
             if sum(powers.values()) < 2:
                 continue  # a symbol, not a product
             low = self.sp.Integer(1)
+            lows = {}
             for factor, power in powers.items():
                 least = self.least(factor, premises, products=False)
                 if not _at_least(least, 0):
                     break
-                low *= self.sp.ceiling(least) ** power
+                lows[factor] = self.sp.ceiling(least)
+                low *= lows[factor] ** power
             else:
                 rows.append({m: 1, 1: -low})
+                if len(lows) == 2 and sum(powers.values()) == 2:  # a b of two symbols
+                    (a, la), (b, lb) = lows.items()
+                    # (a - la)(b - lb) >= 0: a b >= lb a + la b - la lb
+                    rows.append({m: 1, a: -lb, b: -la, 1: la * lb})
         return rows
 
     def _coefficients(self, form: Any) -> dict[Any, Any]:

@@ -157,9 +157,11 @@ class Walk(BitOps):
         - a table extent equal to another plus up to 2 (a square table; Floyd-Warshall's
           ``(n + 1) x n x n``), or to a constant up to :data:`SMALL` (two lines of an
           assembly line);
-        - an argument's extent or a scalar argument equal to a table extent plus up to 2;
+        - an argument's extent or a scalar argument equal to a table extent plus up to 2,
+          and an array argument's extents equal to each other plus up to 2;
         - a table extent above the greatest value of an ``a & c`` or ``a % c`` by a
-          constant ``c`` (``M.shape[1] >= 64`` for a column ``(j + d) & 63``).
+          constant ``c`` (``M.shape[1] >= 64`` for a column ``(j + d) & 63``), or above a
+          read's constant index (``M.shape[0] >= 2`` for ``M[1, t + 1]``).
 
         Only of what a read's index or premises hold (an array's extent: of an array
         whose element they hold; or of one the cell reads an element of, which must be
@@ -184,6 +186,11 @@ class Walk(BitOps):
         out += [((("ge", n[a] - top - 1),), Requirement(f"{table}.shape[{a}]", ">=", str(top + 1)))
                 for top in sorted(self.tops) for a, size in enumerate(self.shape)
                 if size >= top + 1]
+        # a read at a constant index past the first: the extent above it (M[1, t + 1])
+        fixed = sorted({(a, int(e)) for r in self.reads for a, e in enumerate(r.index)
+                        if e is not None and e.is_Integer and 1 <= int(e) < self.shape[a]})
+        out += [((("ge", n[a] - c - 1),), Requirement(f"{table}.shape[{a}]", ">=", str(c + 1)))
+                for a, c in fixed]
         out += self._power_facts()
         names = dict(self.params)
         used = self._used()
@@ -200,6 +207,7 @@ class Walk(BitOps):
                 axes.setdefault(f"{array}.shape[{d}]", set()).update(
                     held or range(self.ir.ndim))
         readers = {text.split(".")[0] for text in axes}
+        sides: dict[str, list[tuple[str, Any, int]]] = {}  # each array's extents met
         for text, sym in self.opaque.items():  # an element's key is no text
             owner = text.split(".")[0] if isinstance(text, str) else ""
             if sym in self.loads or not isinstance(text, str) \
@@ -215,6 +223,12 @@ class Walk(BitOps):
                 or range(self.ir.ndim)
             out += [_equal(sym, n[axis], value - self.shape[axis], text, f"{table}.shape[{axis}]")
                     for axis in against if abs(value - self.shape[axis]) <= 2]
+            if re.fullmatch(r"\w+\.shape\[\d+\]", text):
+                sides.setdefault(owner, []).append((text, sym, value))
+        # a square argument (a cost matrix, a table of binomial terms): its sides against
+        # each other, where its element reads need them and no table extent links them
+        out += [_equal(a, b, va - vb, ta, tb) for met in sides.values()
+                for (ta, a, va), (tb, b, vb) in combinations(met, 2) if abs(va - vb) <= 2]
         return out
 
     def _used(self) -> set[Any]:
