@@ -24,11 +24,21 @@ __all__ = ["BitOps", "bit_facts"]
 class BitOps:
     """The walk's bit operations (:class:`~depgraph.analysis.symbolic.Walk` is one): its
     symbols for them, recorded in ``bitwise`` and ``powers``, and the facts of table
-    sides that are powers of two (``logs``: each side's log2 symbol)."""
+    sides that are powers of two (``logs``: each side's log2 symbol).  The walk gives the
+    rest: its sympy, cell IR, sizes, arguments, symbols and ``polynomial`` /
+    ``operation``."""
 
     bitwise: list[tuple[type, Any, Any, Any]]
     powers: list[tuple[Any, Any]]
     logs: list[Any]
+    sympy: Any
+    ir: Any
+    shape: tuple[int, ...]
+    params: dict[str, Any]
+    extent: list[Any]
+    opaque: dict[Any, Any]
+    polynomial: Any
+    operation: Any
 
     def _bitwise(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
         """``a | b`` or ``a ^ b`` of integer polynomials as a symbol of its own (one per
@@ -52,11 +62,7 @@ class BitOps:
         if a is None or b is None or not (a.is_integer and b.is_integer):
             return None
         op = type(node.op)
-        key = (op.__name__, a, b)
-        known = key in self.opaque
-        left, right = (f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
-                       else ast.unparse(side) for side in (node.left, node.right))
-        x = self._symbol(f"({left} {'|' if op is ast.BitOr else '^'} {right})", True, key=key)
+        x, known = self.operation(node, "|" if op is ast.BitOr else "^", a, b)
         if not known:
             self.bitwise.append((op, a, b, x))
         return x

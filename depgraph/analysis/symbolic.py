@@ -590,11 +590,7 @@ class Walk(BitOps):
         if least is None or least < (0 if op is ast.BitAnd else 1) \
                 or op is ast.FloorDiv and not b.is_Integer:
             return None
-        key = (op.__name__, a, b)
-        known = key in self.opaque
-        left, right = (f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
-                       else ast.unparse(side) for side in (node.left, node.right))
-        x = self._symbol(f"({left} {_OPERATORS[op]} {right})", True, key=key)
+        x, known = self.operation(node, _OPERATORS[op], a, b)
         if not known:
             self.bounds += ([("ge", x), ("ge", b - x)] if op is ast.BitAnd else
                             [("ge", x), ("ge", b - 1 - x)] if op is ast.Mod else
@@ -602,6 +598,16 @@ class Walk(BitOps):
             if b.is_Integer and op is not ast.FloorDiv:
                 self.tops.add(int(b) - (op is ast.Mod))
         return x
+
+    def operation(self, node: ast.BinOp, shown: str, a: Any, b: Any) -> tuple[Any, bool]:
+        """The integer symbol of a binary operation ``node`` of operands' forms ``a`` and
+        ``b``, shown with the operator ``shown``, one per operator and forms; and whether
+        it was made before."""
+        key = (type(node.op).__name__, a, b)
+        known = key in self.opaque
+        left, right = (f"({ast.unparse(side)})" if isinstance(side, ast.BinOp)
+                       else ast.unparse(side) for side in (node.left, node.right))
+        return self._symbol(f"({left} {shown} {right})", True, key=key), known
 
     def _shifted(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
         """``a << c`` as ``a * 2**c`` and ``a >> c`` as ``a // 2**c`` (the same symbol:
