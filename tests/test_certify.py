@@ -277,7 +277,8 @@ def test_data_that_breaks_a_requirement_is_checked_where_the_fill_runs(write_rec
     # a negative weight in the last row: j - w reads past the right edge in that row only
     bad = load(write_rec(KNAPSACK.format(last=-2)), size=30)
     assert "min(w) >= 0 does not hold (min(w) is -2)" in certified_plan(bad, cell_ir(bad))
-    with pytest.raises(OutOfBoundsError, match=r"cell \(30, 90\) reads \(29, 92\), outside shape \(31, 91\)"):
+    # the first cell that reads past it, as the python backend names it
+    with pytest.raises(OutOfBoundsError, match=r"cell \(30, 89\) reads \(29, 91\), outside shape \(31, 91\)"):
         fill(bad, backend=backend)
 
 
@@ -693,7 +694,7 @@ def cell(M, k, m, d):
     # max(m, d[k]) bounds t by neither: m - t may be below the table
     ([2, 5, 8], "max(m, d[k])", "m - t", "may leave the table", r"reads \(\d, -\d\)"),
     # t <= d[k] <= 8 = M.shape[1] - 1 proves t in the table, not m + t
-    ([2, 5, 8], "d[k]", "m + t", "may leave the table", r"reads \(\d, \d\d\)"),
+    ([2, 5, 8], "d[k]", "m + t", "may leave the table", r"reads \(\d, \d+\)"),
     # t <= d[k] and max(d) <= M.shape[1] - 1: t is a column
     ([2, 5, 8], "d[k]", "t", None, None),
 ])

@@ -7,6 +7,7 @@ import pytest
 from sources import twice_with_one_cache
 
 from depgraph import cell_ir, fill, recurrence
+from depgraph.errors import OutOfBoundsError
 from patterns import Sweep
 from runtime.backends import cpu
 
@@ -90,3 +91,14 @@ def test_a_second_process_loads_its_kernels_without_numbas_refresh(tmp_path):
     assert first[1] >= 3 and second[0] >= 3 and second[1] == 0  # compiled, then loaded
     assert second[2] == 0 < second[3]  # LCS's kernels loaded alone, the allocating one not
     assert first[4:] == second[4:] == [first[4], first[4], 40 + 49]
+
+
+def test_a_checked_sweep_ends_at_the_first_cell_with_a_bad_read():
+    @recurrence(shape=(2, 6), dtype=np.int64)
+    def far(M, i, j):  # every cell past the first column reads past the last row
+        return i if j == 0 else M[2, j - 1] + M[i, j - 1]
+
+    ck, _ = cpu.sweep_fill(far, cell_ir(far), np.zeros(far.shape, np.int64), Sweep(0, 1, 1), True)
+    assert ck[cpu.OOB] == 1 and ck[cpu.OOB + 1 : cpu.OOB + 5].tolist() == [0, 1, 2, 0]
+    with pytest.raises(OutOfBoundsError, match=r"cell \(0, 1\) reads \(2, 0\)"):
+        fill(far, backend="cpu")

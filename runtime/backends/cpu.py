@@ -172,6 +172,9 @@ def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False
                 walk = f"range(n{axis})" if step > 0 else f"range(n{axis} - 1, -1, -1)"
                 nest.enter_context(e.block(f"for x{axis} in {walk}"))
             _store(e, f"cell(M, {index}{args}{', ck' if checked else ''})", "ck", fits, index)
+            if checked:  # the first cell with a bad read ends it: that cell is the one named
+                with e.block("if ck[OOB]"):
+                    e("return")
     return e.source
 
 
@@ -498,10 +501,12 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep | LexOrd
 
     Returns the check array (``CHECK_SLOTS`` int64, zeros unless ``checked``) and the
     timing.  With ``checked``, a ``Sweep``'s reads record the region of every read and
-    the first out-of-bounds read at ``OOB``; a ``LexOrder``'s reads guard themselves,
+    an out-of-bounds read at ``OOB``; a ``LexOrder``'s reads guard themselves,
     flagging ``ck[OOB]`` for a read out of the table or of a cell not before its own in
-    the order (:func:`compiled_cell`); and the first value that does not fit an integer
-    table is recorded at ``MISFIT`` (its cell too in 2-D).
+    the order (:func:`compiled_cell`); the sweep ends after the first cell that flags
+    ``OOB`` (so that cell is the one recorded: the first in the order, its last bad read),
+    and the first value that does not fit an integer table is recorded at ``MISFIT``
+    (its cell too in 2-D).
 
     Examples
     --------
@@ -525,8 +530,8 @@ def sweep_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, sweep: Sweep | LexOrd
     ck = np.zeros(CHECK_SLOTS, dtype=np.int64)
     fits = checked and M.dtype.kind in "iu"
     src = _sweep_source(sweep if lex else sweep.order, len(rec.args), checked, fits)
-    extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
-                                  if fits else {})}
+    extra = {"MISFIT": MISFIT, "OOB": OOB,
+             **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max} if fits else {})}
     cell = compiled_cell(rec, ir, checked, None, sweep if lex and checked else None)
     return ck, call(kernel(rec, src, "sweep", cell, extra, ir.pure), M, ck, *rec.args)
 
