@@ -114,8 +114,9 @@ class Prover:
         rows = [self._coefficients(e) for e in self._inequalities(premises)]
         objective = self._coefficients(form)
         monomials = sorted(set().union(objective, *rows) - {1}, key=str)
-        if products:
+        if products:  # a product's factors may be new columns: each row's terms all kept
             rows += self._product_facts(monomials, premises)
+            monomials = sorted(set().union(objective, *rows) - {1}, key=str)
         # linprog's variables are >= 0: the indices and extents are; any other is x+ - x-
         columns = [(s, 1) for s in monomials] + \
             [(s, -1) for s in monomials if s not in self.nonneg]
