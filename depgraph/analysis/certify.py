@@ -177,7 +177,7 @@ def _proven(ir: CellIR, args: tuple[Any, ...], shape: tuple[int, ...]
             found, attempt = _fewest_facts(found, attempt)
             return dataclasses.replace(found, floats=_floats(fn, walk.params,
                                                              walk.namespace)), attempt
-        why = why or found
+        why = found  # the attempt that assumes the most: what it cannot prove, none can
     return why
 
 
