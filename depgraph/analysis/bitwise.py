@@ -13,10 +13,9 @@ proven under the same premises: nothing here holds for every value of the operan
 from __future__ import annotations
 
 import ast
-import re
 from typing import Any
 
-from depgraph.analysis.proof import Requirement, side_value
+from depgraph.analysis.proof import Requirement
 
 __all__ = ["BitOps", "bit_facts"]
 
@@ -25,8 +24,8 @@ class BitOps:
     """The walk's bit operations (:class:`~depgraph.analysis.symbolic.Walk` is one): its
     symbols for them, recorded in ``bitwise`` and ``powers``, and the facts of table
     sides that are powers of two (``logs``: each side's log2 symbol).  The walk gives the
-    rest: its sympy, cell IR, sizes, arguments, symbols and ``polynomial`` /
-    ``operation``."""
+    rest: its sympy, cell IR, sizes, extents' symbols, ``polynomial``, ``operation`` and
+    ``side_values``."""
 
     bitwise: list[tuple[type, Any, Any, Any]]
     powers: list[tuple[Any, Any]]
@@ -34,11 +33,10 @@ class BitOps:
     sympy: Any
     ir: Any
     shape: tuple[int, ...]
-    params: dict[str, Any]
     extent: list[Any]
-    opaque: dict[Any, Any]
     polynomial: Any
     operation: Any
+    side_values: Any
 
     def _bitwise(self, node: ast.BinOp, env: dict[str, Any]) -> Any | None:
         """``a | b`` or ``a ^ b`` of integer polynomials as a symbol of its own (one per
@@ -123,15 +121,9 @@ class BitOps:
         """
         if not (self.bitwise or self.powers):
             return []
-        table, names = self.ir.table, dict(self.params)
+        table = self.ir.table
         sides = [(f"{table}.shape[{k}]", n, size)
-                 for k, (n, size) in enumerate(zip(self.extent, self.shape))]
-        for text, sym in self.opaque.items():
-            if isinstance(text, str) and re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
-                try:
-                    sides.append((text, sym, side_value(text, table, names, self.shape)))
-                except (KeyError, IndexError, TypeError, ValueError):
-                    continue
+                 for k, (n, size) in enumerate(zip(self.extent, self.shape))] + self.side_values()
         links, powers = [], []
         for k, size in enumerate(self.shape):
             if size < 1 or size & (size - 1):
@@ -164,7 +156,8 @@ class BitOps:
 
 def bit_facts(prover: Any, premises: tuple, ge: list[Any]) -> None:
     """Add to ``ge`` (the forms ``e >= 0`` of ``premises`` that ``prover``, a
-    :class:`~depgraph.analysis.prover.Prover`, knows) those that bound its walk's
+    :class:`~depgraph.analysis.prover.Prover`, knows, and that its :meth:`least` reads as
+    they grow) those that bound its walk's
     ``1 << c``, ``a | b`` and ``a ^ b`` under them (inner ones first, each found with
     those before it), as Python's integers bound them where their operands' bounds
     are proven:
@@ -195,17 +188,13 @@ def bit_facts(prover: Any, premises: tuple, ge: list[Any]) -> None:
     (None, 0)
     """
     walk = prover.walk
-    powered = [k for k, n in enumerate(walk.extent)
-               if any(req.subject == f"{walk.ir.table}.shape[{k}]" and (
-                      req.relation == "is" or req.bound.startswith("2 ** "))
+    powered = [k for k in range(walk.ir.ndim)
+               if any(req.subject == f"{walk.ir.table}.shape[{k}]" and req.power_of_two
                       for _, req in prover.facts)]
 
     def at_least_0(form: Any) -> bool:  # proven, on a path that may be taken
         least = prover.least(form, premises)
         return least is not None and least != "never" and bool(least >= 0)
-
-    def add(*forms: Any) -> None:  # ``ge`` is what the premises give :meth:`least` now
-        ge.extend(forms)
 
     exponents = {}  # each 1 << c proven a power of two in int64, by its c
     for c, y in walk.powers:
@@ -214,14 +203,14 @@ def bit_facts(prover: Any, premises: tuple, ge: list[Any]) -> None:
         # c <= log2(n) - 1 <= 61 too: a table's extent is below 2**63
         inside = [k for k in powered if at_least_0(walk.logs[k] - 1 - c)]
         if inside or at_least_0(62 - c):
-            add(y - 1, *[walk.extent[k] - 1 - y for k in inside])
+            ge.extend([y - 1, *[walk.extent[k] - 1 - y for k in inside]])
             exponents[y] = c
     clear = {e for kind, e in premises if kind == "clear"}
     for op, a, b, x in walk.bitwise:
         if at_least_0(a) and at_least_0(b):
-            add(x, a + b - x, *([x - a, x - b] if op is ast.BitOr else []))
+            ge.extend([x, a + b - x, *([x - a, x - b] if op is ast.BitOr else [])])
             # a | (1 << c) where bit c of a is clear: a + (1 << c)
-            add(*[x - (a + b) for word, y in ((a, b), (b, a)) if op is ast.BitOr
-                  and y in exponents and prover.sp.Tuple(word, exponents[y]) in clear])
-            add(*[walk.extent[k] - 1 - x for k in powered
-                  if at_least_0(walk.extent[k] - 1 - a) and at_least_0(walk.extent[k] - 1 - b)])
+            ge.extend(x - (a + b) for word, y in ((a, b), (b, a)) if op is ast.BitOr
+                      and y in exponents and prover.sp.Tuple(word, exponents[y]) in clear)
+            ge.extend(walk.extent[k] - 1 - x for k in powered
+                      if at_least_0(walk.extent[k] - 1 - a) and at_least_0(walk.extent[k] - 1 - b))

@@ -242,7 +242,7 @@ def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prove
     square table's ``M.shape[0] == M.shape[1]`` rather than each side against an
     argument's length)."""
     table = f"{prover.walk.ir.table}.shape["
-    powers = [f for f in prover.facts if f[1].relation == "is" or f[1].bound.startswith("2 ** ")]
+    powers = [f for f in prover.facts if f[1].power_of_two]
     own = [f for f in prover.facts if f[1].subject.startswith(table) and f not in powers]
     for fact in powers + [f for f in reversed(prover.facts) if f not in own + powers] + own:
         fewer = Prover(prover.walk, prover.floor, tuple(f for f in prover.facts if f is not fact))
@@ -250,7 +250,6 @@ def _fewest_facts(cert: Certificate, prover: Prover) -> tuple[Certificate, Prove
         if isinstance(found, Certificate):
             cert, prover = found, fewer
     return cert, prover
-
 
 
 #: The sources a certificate is a fact of: the values, the walk and its bit operations,

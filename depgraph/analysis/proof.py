@@ -27,8 +27,8 @@ class Requirement:
     hold: ``min(w) >= 0`` or ``max(d) <= M.shape[1] - 1`` of an argument's data, or a
     size fact the proof used,
     ``M.shape[0] == M.shape[1]``, ``len(P) == M.shape[0] + 1``, ``M.shape[1] is a power
-    of two`` or ``M.shape[1] == 2 ** len(C)`` (the table by its name in the cell); checked in time proportional to the arguments
-    (:meth:`Certificate.violated`)."""
+    of two`` or ``M.shape[1] == 2 ** len(C)`` (the table by its name in the cell);
+    checked in time proportional to the arguments (:meth:`Certificate.violated`)."""
 
     subject: str
     relation: str
@@ -36,6 +36,11 @@ class Requirement:
 
     def __str__(self) -> str:
         return f"{self.subject} {self.relation} {self.bound}"
+
+    @property
+    def power_of_two(self) -> bool:
+        """Whether it says its subject is a power of two (alone, or of another side)."""
+        return self.relation == "is" or self.bound.startswith("2 ** ")
 
     def holds(self, table: str, names: dict[str, Any], shape: tuple[int, ...]) -> bool:
         a = side_value(self.subject, table, names, shape)

@@ -192,7 +192,6 @@ class Walk(BitOps):
         out += [((("ge", n[a] - c - 1),), Requirement(f"{table}.shape[{a}]", ">=", str(c + 1)))
                 for a, c in fixed]
         out += self._power_facts()
-        names = dict(self.params)
         used = self._used()
         arrays = {self.loads[sym] for sym in used if sym in self.loads}
         # an array's extent that no read's index holds is there to prove the array's own
@@ -208,15 +207,9 @@ class Walk(BitOps):
                     held or range(self.ir.ndim))
         readers = {text.split(".")[0] for text in axes}
         sides: dict[str, list[tuple[str, Any, int]]] = {}  # each array's extents met
-        for text, sym in self.opaque.items():  # an element's key is no text
-            owner = text.split(".")[0] if isinstance(text, str) else ""
-            if sym in self.loads or not isinstance(text, str) \
-                    or sym not in used and owner not in arrays and owner not in readers \
-                    or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
-                continue
-            try:
-                value = side_value(text, table, names, self.shape)
-            except (KeyError, IndexError, TypeError, ValueError):
+        for text, sym, value in self.side_values():
+            owner = text.split(".")[0]
+            if sym not in used and owner not in arrays and owner not in readers:
                 continue
             against = range(self.ir.ndim) if sym in used else \
                 sorted(axes.get(text, axes.get(f"{text[4:-1]}.shape[0]", ()))) \
@@ -229,6 +222,21 @@ class Walk(BitOps):
         # each other, where its element reads need them and no table extent links them
         out += [_equal(a, b, va - vb, ta, tb) for met in sides.values()
                 for (ta, a, va), (tb, b, vb) in combinations(met, 2) if abs(va - vb) <= 2]
+        return out
+
+    def side_values(self) -> list[tuple[str, Any, int]]:
+        """Each symbol of a side this instance gives a value (an argument's extent,
+        ``len(X)``, a scalar argument), with its source text and that value."""
+        out = []
+        names = dict(self.params)
+        for text, sym in self.opaque.items():  # an element's key is no text
+            if sym in self.loads or not isinstance(text, str) \
+                    or not re.fullmatch(r"len\(\w+\)|\w+\.shape\[\d+\]|\w+", text):
+                continue
+            try:
+                out.append((text, sym, side_value(text, self.ir.table, names, self.shape)))
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue
         return out
 
     def _used(self) -> set[Any]:
