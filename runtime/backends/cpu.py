@@ -46,12 +46,14 @@ from depgraph.analysis.proof import Trusted
 from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
-from patterns import DIAGONAL_FLIPS, PATTERNS, REGIONS, STEP_SOURCE, LexOrder, Sweep
+from patterns import PATTERNS, REGIONS, STEP_SOURCE, LexOrder, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
 from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, jit, \
-    numba_module
+    numba_module, store_source
+from runtime.backends.cpu_tiles import LOOP_TILE, MIN_TILE_COLUMNS, TILE, paired, tile_for, \
+    tiled_source
 from runtime.backends.noalias import compiler
 from runtime.backends.shear import gather_line
 from runtime.backends.walk import value_bounds
@@ -66,6 +68,7 @@ __all__ = [
     "sweep_fill",
     "pattern_fill",
     "tiled_fill",
+    "paired",
     "hyperplane_fill",
     "unshear_fill",
     "first_touch",
@@ -84,39 +87,6 @@ __all__ = [
     "ARG",
     "Timing",
 ]
-
-#: Rows and columns of a tile of :func:`tiled_fill` for a cell without loops, on a wide
-#: table: long rows, so the memory a row of a tile writes is one run that the caches fetch
-#: ahead, and few of them, so the tile (32 KiB of 8-byte cells) and the column its right
-#: neighbour reads stay in an L1 cache (square 64 x 64 tiles ran slower: docs/benchmarks.md,
-#: "the tiles' inner loop").
-TILE = (16, 256)
-#: The tile for a cell with loops: such a cell reads far along its row and its column
-#: (the matrix chain's ``M[i, k]`` and ``M[k + 1, j]``), and a square tile's rows share
-#: the columns they read.
-LOOP_TILE = (64, 64)
-#: The fewest columns :func:`tile_for` cuts a tile to: narrower tiles would pay their loop's
-#: entry on too few cells a row, on a table too small to gain from the threads.
-MIN_TILE_COLUMNS = 64
-
-
-def tile_for(columns: int, threads: int, straight: bool = True) -> tuple[int, int]:
-    """The tile of :func:`tiled_fill` for a table of ``columns`` columns on ``threads``
-    threads: :data:`LOOP_TILE` for a cell with loops (not ``straight``), else
-    :data:`TILE`, its columns cut (not under :data:`MIN_TILE_COLUMNS`) so a row of tiles
-    has two for each thread, else the widest anti-diagonal of tiles would leave threads
-    idle.
-
-    Examples
-    --------
-    >>> tile_for(12001, 2), tile_for(1001, 2), tile_for(200, 2), tile_for(1025, 2, False)
-    ((16, 256), (16, 251), (16, 64), (64, 64))
-    """
-    if not straight:
-        return LOOP_TILE
-    rows, cols = TILE
-    return rows, max(MIN_TILE_COLUMNS, min(cols, -(-columns // (2 * threads))))
-
 
 def touched_table(rec: Recurrence, layout: str = "C") -> np.ndarray:
     """A zeroed table whose pages are already touched, so a timed fill excludes
@@ -171,27 +141,11 @@ def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False
             for axis, step in zip(order.axes, order.steps):
                 walk = f"range(n{axis})" if step > 0 else f"range(n{axis} - 1, -1, -1)"
                 nest.enter_context(e.block(f"for x{axis} in {walk}"))
-            _store(e, f"cell(M, {index}{args}{', ck' if checked else ''})", "ck", fits, index)
+            store_source(e, f"cell(M, {index}{args}{', ck' if checked else ''})", "ck", fits, index)
             if checked:  # the first cell with a bad read ends it: that cell is the one named
                 with e.block("if ck[OOB]"):
                     e("return")
     return e.source
-
-
-def _store(e: Emitter, value: str, ck: str, fits: bool, index: str = "i, j") -> None:
-    """Emit ``M[index] = value``; with ``fits``, the first cell whose value is not a
-    number or leaves ``LO..HI`` recorded at ``ck[MISFIT]`` first (its place too, for a
-    2-D ``index``)."""
-    if not fits:
-        e(f"M[{index}] = {value}")
-        return
-    e(f"v = {value}")
-    with e.block(f"if (v != v or v < LO or v > HI) and {ck}[MISFIT] == 0"):
-        e(f"{ck}[MISFIT] = 1")
-        names = index.split(", ")
-        if len(names) == 2:
-            e(f"{ck}[MISFIT + 1] = {names[0]}", f"{ck}[MISFIT + 2] = {names[1]}")
-    e(f"M[{index}] = v")
 
 
 def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False,
@@ -219,55 +173,8 @@ def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False
                 with e.block("for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
                     e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)",
                       "assume(j >= 0)", "assume(j < m)")
-                    _store(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
+                    store_source(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
                 e("arrive(bar, chunks * (t + 1))")
-    return e.source
-
-
-def _tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
-                  fits: bool) -> str:
-    """One region for a whole tiled fill (:func:`tiled_fill`) of diagonal pattern
-    ``code`` by tiles of ``tile`` (rows, columns) in the pattern's NOSE frame, ``(u, v)``
-    a cell's row and column there.
-
-    The first cell of each tile row is peeled off its loop: a cell function tests its first column (``j == 0``,
-    or ``j == m - 1`` flipped) where its reads would leave the table, and with that test
-    left in the loop, LLVM neither drops the test nor keeps the cell just stored in a
-    register for the next, so the tiles ran slower per cell than the sweep; the rest of
-    the row assumes the column is not the first, which removes both.
-
-    Examples
-    --------
-    >>> print(_tiled_source("SONE", 0, (16, 256), False, False).splitlines()[12])
-                        i = n - 1 - u
-    """
-    rows, cols = DIAGONAL_FLIPS[code]
-    r, c = tile
-    args = arg_tail(nargs)
-    e = Emitter()
-
-    def cell(v: str, first: bool) -> None:
-        inner = ("j >= 0", "j < m") if first else (
-            ("j >= 0", "j < m - 1") if cols else ("j >= 1", "j < m"))
-        e(f"j = {f'm - 1 - {v}' if cols else v}",
-          *(f"assume({fact})" for fact in ("i >= 0", "i < n", *inner)))
-        _store(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
-
-    with e.block(f"def tiled(M, bar, chunks, ck{args})"):
-        e("n = M.shape[0]", "m = M.shape[1]", f"ti = (n + {r - 1}) // {r}",
-          f"tj = (m + {c - 1}) // {c}")
-        with e.block("for chunk in prange(chunks)"):
-            e("row = ck[chunk]")
-            with e.block("for w in range(ti + tj - 1)"):
-                with e.block("for a in range(max(0, w - tj + 1) + chunk, min(ti - 1, w) + 1, "
-                             "chunks)"):
-                    e("b = w - a", f"v0 = b * {c}")
-                    with e.block(f"for u in range(a * {r}, min(n, a * {r} + {r}))"):
-                        e(f"i = {'n - 1 - u' if rows else 'u'}")
-                        cell("v0", True)
-                        with e.block(f"for v in range(v0 + 1, min(m, v0 + {c}))"):
-                            cell("v", False)
-                e("arrive(bar, chunks * (w + 1))")
     return e.source
 
 
@@ -316,7 +223,7 @@ def _hyperplane_step(e: Emitter, step: HyperplaneSource, index: str, value: str,
         e(*step.inner_cell)
         if step.valid != "True":
             nest.enter_context(e.block(f"if {step.valid}"))
-        _store(e, value, "row", fits, index)
+        store_source(e, value, "row", fits, index)
 
 
 def unravel(e: Emitter, ndim: int) -> str:
@@ -560,7 +467,8 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
 
 def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
                tile: tuple[int, int] | None = None, checked: bool = False,
-               trusted: Trusted | None = None) -> tuple[np.ndarray, Timing]:
+               trusted: Trusted | None = None, pairs: bool | None = None
+               ) -> tuple[np.ndarray, Timing]:
     """Fill a 2-D table of a diagonal pattern by tiles of ``tile`` (rows, columns; by
     default :func:`tile_for` the table, the threads and the cell), in one
     parallel region: the tiles of one anti-diagonal of tiles (in the pattern's frame,
@@ -568,7 +476,10 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     table's own memory order, and the threads meet at a barrier between anti-diagonals
     of tiles, not between anti-diagonals of cells.  A read the pattern allows lies
     before its cell in the frame's rows and columns, so in the cell's own tile (filled
-    before it there) or in a tile of an earlier anti-diagonal.  Returns what
+    before it there) or in a tile of an earlier anti-diagonal.  ``pairs``: a tile's rows
+    two at a time (by default where :func:`runtime.backends.cpu_tiles.paired` says so
+    and the fill is not ``checked``: the paired source holds the cell nine times, and a
+    checked cell's compile grew several times over, docs/benchmarks.md).  Returns what
     :func:`pattern_fill` returns.
 
     Examples
@@ -585,7 +496,8 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     code = PATTERNS[pattern_index].code
     fits = checked and _fits(rec, ir, PATTERNS[pattern_index].steps(M.shape))
     tile = tile or tile_for(M.shape[1], barrier_threads(), ir.straight)
-    src = _tiled_source(code, len(rec.args), tile, checked, fits)
+    pairs = paired(ir) and not checked if pairs is None else pairs
+    src = tiled_source(code, len(rec.args), tile, checked, fits, pairs)
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "tiled", True, fits)
 

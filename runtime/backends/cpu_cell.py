@@ -24,7 +24,7 @@ from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence
 from patterns import LexOrder
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import compile_source, digest, remember
+from runtime.backends.emit import Emitter, compile_source, digest, remember
 from runtime.backends.rewrite import (
     CHECK,
     ArgReads,
@@ -36,7 +36,8 @@ from runtime.backends.rewrite import (
     rewrite_reads,
 )
 
-__all__ = ["compiled_cell", "jit", "numba_module", "CHECK_SLOTS", "OOB", "MISFIT", "ARG"]
+__all__ = ["compiled_cell", "jit", "numba_module", "store_source", "CHECK_SLOTS", "OOB",
+           "MISFIT", "ARG"]
 
 #: Checked reads set ``ck[code] = 1`` for each region code read (0-8, see
 #: ``patterns.regions``) and record an out-of-bounds read at ``ck[OOB:OOB + 5]`` as
@@ -154,3 +155,29 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
                         digest(src, {**reads, "cell": rec.func}))
 
     return CACHE.get(rec.func, ("cpu", "cell", checked, allowed, order, trusted), build)
+
+
+def store_source(e: Emitter, value: str, ck: str, fits: bool, index: str = "i, j") -> None:
+    """Emit ``M[index] = value``; with ``fits``, the first cell whose value is not a
+    number or leaves ``LO..HI`` recorded at ``ck[MISFIT]`` first (its place too, for a
+    2-D ``index``), in a fill's source (``LO``, ``HI`` and ``MISFIT`` bound where it is
+    compiled).
+
+    Examples
+    --------
+    >>> from runtime.backends.emit import Emitter
+    >>> e = Emitter()
+    >>> store_source(e, "cell(M, i, j)", "row", False)
+    >>> e.source
+    'M[i, j] = cell(M, i, j)\\n'
+    """
+    if not fits:
+        e(f"M[{index}] = {value}")
+        return
+    e(f"v = {value}")
+    with e.block(f"if (v != v or v < LO or v > HI) and {ck}[MISFIT] == 0"):
+        e(f"{ck}[MISFIT] = 1")
+        names = index.split(", ")
+        if len(names) == 2:
+            e(f"{ck}[MISFIT + 1] = {names[0]}", f"{ck}[MISFIT + 2] = {names[1]}")
+    e(f"M[{index}] = v")
