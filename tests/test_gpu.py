@@ -296,7 +296,7 @@ d = np.random.default_rng(5).integers(0, 4, 4096)
 def drift(M, i, j, d):
     if i == 0:
         return j % 7
-    return max(M[i - 1, j], M[i - 1, j ^ d[i - 1]] + 1) % 1000  # no proof follows ^
+    return max(M[i - 1, j], M[i - 1, j >> d[i - 1]] + 1) % 1000  # no proof follows a shift
 """))
     r = fill(drift, backend="cuda", verify=True)
     assert "cooperative launch, every read checked" in " ".join(r.notes) and r.verified
