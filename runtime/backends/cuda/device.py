@@ -505,6 +505,9 @@ def run(rec: Recurrence, kernel: Any, layout: str, copy_back: bool,
 
 #: Bytes of each of the two pinned buffers a table comes back to the host through.
 STAGE_BYTES = 64 << 20
+#: The most threads that copy a chunk out of a pinned buffer: the new array's page faults
+#: pace each, and the copy gained up to about a dozen of them (docs/benchmarks.md).
+COPY_THREADS = 12
 
 
 def to_host(cuda: Any, dM: Any, stage_bytes: int = STAGE_BYTES,
@@ -515,9 +518,10 @@ def to_host(cuda: Any, dM: Any, stage_bytes: int = STAGE_BYTES,
     about a tenth of the link's speed; pinning the whole table costs more than it saves.
     So the table comes through two pinned buffers of ``stage_bytes`` in turn: while one
     chunk crosses the link (on its own stream) the one before is copied out of the other,
-    by ``threads`` threads at once (default: up to 8, as the cores allow).  One thread
-    alone would be the bottleneck: the new array's pages are first touched by that copy,
-    and the kernel's page faults and zeroing halve one thread's copy rate.
+    by ``threads`` threads at once (default: up to :data:`COPY_THREADS`, as the cores
+    allow).  One thread alone would be the bottleneck: the new array's pages are first
+    touched by that copy, and the kernel's page faults and zeroing halve one thread's
+    copy rate.
     """
     if dM.size * dM.dtype.itemsize <= stage_bytes:
         return dM.copy_to_host()
@@ -528,7 +532,7 @@ def to_host(cuda: Any, dM: Any, stage_bytes: int = STAGE_BYTES,
     buffers = [cuda.pinned_array(chunk, dtype=dM.dtype) for _ in range(2)]
     streams = [cuda.stream() for _ in range(2)]
     pending: list[tuple[int, int, int]] = []
-    workers = threads or max(1, min(8, len(os.sched_getaffinity(0))))
+    workers = threads or max(1, min(COPY_THREADS, len(os.sched_getaffinity(0))))
 
     with ThreadPoolExecutor(workers) as pool:
         def drain() -> None:
