@@ -15,10 +15,11 @@ checked or not (:mod:`runtime.backends.cpu_cell`).
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
   between steps.
-- ``tiled``: a diagonal pattern by tiles in one parallel region (:func:`tile_for`: long
-  rows for a cell without loops, square for one with them): the tiles of an anti-diagonal
-  of tiles go round the threads, each filled in the table's memory order, and the threads
-  meet at a barrier between anti-diagonals of tiles.
+- ``tiled``: a diagonal pattern by tiles in one parallel region (their shape and source
+  from :mod:`runtime.backends.cpu_tiles`: long rows for a cell without loops, square for
+  one with them, a tile's rows two at a time where :func:`paired`): the tiles of an
+  anti-diagonal of tiles go round the threads, each filled in the table's memory order,
+  and the threads meet at a barrier between anti-diagonals of tiles.
 - ``hyperplane``: a hyperplane schedule (:mod:`patterns.hyperplane`), any dimension,
   in one parallel region as ``pattern``: each thread takes its chunk of every step.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
