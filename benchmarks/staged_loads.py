@@ -41,6 +41,18 @@ def median(run: Callable[[], float], repeat: int) -> float:
     return statistics.median(run() for _ in range(repeat))
 
 
+def sheared_skew(base: Recurrence) -> Recurrence:
+    """The skew ``base`` (``examples/skew.py``) sheared into NOSE's regions, the table
+    ``auto`` fills for it."""
+    return sheared_recurrence(base, cell_ir(base), shear([(-1, 1), (0, -1)], base.shape))
+
+
+def auto_s(rec: Recurrence, repeat: int) -> float:
+    """The median of ``repeat`` fills' ``compute_s``, ``rec`` filled by ``auto`` on the GPU
+    and its table left there."""
+    return median(lambda: fill(rec, backend="cuda", copy_back=False).compute_s, repeat)
+
+
 def min_path(n: int) -> Recurrence:
     """The minimum path sum over an ``n x n`` grid of costs in ``0..9`` (NOSE)."""
     G = np.random.default_rng(n).integers(0, 10, (n, n)).astype(np.int32)
@@ -78,14 +90,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
     n = a.size
-    t_lcs = median(lambda: fill(lcs.lcs(n), backend="cuda", copy_back=False).compute_s,
-                   a.repeat)
+    t_lcs = auto_s(lcs.lcs(n), a.repeat)
     print(f"LCS {n}: {t_lcs * 1e3:.2f} ms", flush=True)
     base = skew.skew(n)
-    both("skew, sheared", sheared_recurrence(base, cell_ir(base),
-                                             shear([(-1, 1), (0, -1)], base.shape)), a.repeat)
+    both("skew, sheared", sheared_skew(base), a.repeat)
     both("min path sum", min_path(n), a.repeat)
-    t = median(lambda: fill(base, backend="cuda", copy_back=False).compute_s, a.repeat)
+    t = auto_s(base, a.repeat)
     print(f"skew, auto {base.shape}: {t * 1e3:.2f} ms ({t / t_lcs:.2f}x LCS)", flush=True)
 
 

@@ -23,13 +23,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "benchmarks")]
 
 import lcs  # noqa: E402
 import skew  # noqa: E402
-from staged_loads import NOSE, median, min_path  # noqa: E402
+from staged_loads import NOSE, auto_s, median, min_path, sheared_skew  # noqa: E402
 
-from depgraph import cell_ir, fill  # noqa: E402
+from depgraph import cell_ir  # noqa: E402
 from depgraph.model import Recurrence  # noqa: E402
-from patterns.hyperplane import shear  # noqa: E402
 from runtime.backends.cuda.strips import strip_fill, strip_narrowing, strip_shape  # noqa: E402
-from runtime.backends.shear import sheared_recurrence  # noqa: E402
 
 BLOCKS = ((8, 4), (4, 8), (4, 4))
 
@@ -57,12 +55,9 @@ def main() -> None:
     a = ap.parse_args()
     n = a.size
     base = skew.skew(n)
-    shapes("skew, sheared", sheared_recurrence(base, cell_ir(base),
-                                               shear([(-1, 1), (0, -1)], base.shape)), a.repeat)
+    shapes("skew, sheared", sheared_skew(base), a.repeat)
     shapes("min path sum", min_path(n), a.repeat)
-    t_lcs = median(lambda: fill(lcs.lcs(n), backend="cuda", copy_back=False).compute_s,
-                   a.repeat)
-    t = median(lambda: fill(base, backend="cuda", copy_back=False).compute_s, a.repeat)
+    t_lcs, t = auto_s(lcs.lcs(n), a.repeat), auto_s(base, a.repeat)
     print(f"LCS {n}, auto: {t_lcs * 1e3:.2f} ms; skew {base.shape}, auto: {t * 1e3:.2f} ms "
           f"({t / t_lcs:.2f}x LCS)", flush=True)
 
