@@ -17,9 +17,9 @@ checked or not (:mod:`runtime.backends.cpu_cell`).
   between steps.
 - ``tiled``: a diagonal pattern by tiles in one parallel region (their shape and source
   from :mod:`runtime.backends.cpu_tiles`: long rows for a cell without loops, square for
-  one with them, a tile's rows two at a time where :func:`paired`): the tiles of an
-  anti-diagonal of tiles go round the threads, each filled in the table's memory order,
-  and the threads meet at a barrier between anti-diagonals of tiles.
+  one with them, a tile's rows two at a time where ``cpu_tiles.paired`` says so): the
+  tiles of an anti-diagonal of tiles go round the threads, each filled in the table's
+  memory order, and the threads meet at a barrier between anti-diagonals of tiles.
 - ``hyperplane``: a hyperplane schedule (:mod:`patterns.hyperplane`), any dimension,
   in one parallel region as ``pattern``: each thread takes its chunk of every step.
 - ``order``: Algorithm 2 over a stage order (``prange`` within a stage), any dimension;
@@ -69,7 +69,6 @@ __all__ = [
     "sweep_fill",
     "pattern_fill",
     "tiled_fill",
-    "paired",
     "hyperplane_fill",
     "unshear_fill",
     "first_touch",
@@ -497,7 +496,7 @@ def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     code = PATTERNS[pattern_index].code
     fits = checked and _fits(rec, ir, PATTERNS[pattern_index].steps(M.shape))
     tile = tile or tile_for(M.shape[1], barrier_threads(), ir.straight)
-    pairs = paired(ir) and not checked if pairs is None else pairs
+    pairs = (paired(ir) and not checked) if pairs is None else pairs
     src = tiled_source(code, len(rec.args), tile, checked, fits, pairs)
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "tiled", True, fits)
