@@ -1,14 +1,16 @@
 """``runtime.backends.cpu``: a generated kernel compiled once for arguments of the same
-kinds, then called at once; fills whose arrays are compiled as not aliasing each other."""
+kinds, then called at once; fills whose arrays are compiled as not aliasing each other;
+pattern fills that take each chunk's first cell apart."""
 
 import lcs
 import numpy as np
 import pytest
-from sources import twice_with_one_cache
+from sources import same, slow_after, twice_with_one_cache
+from stencil import SIGNS
 
-from depgraph import cell_ir, fill, recurrence
+from depgraph import analyze, cell_ir, fill, recurrence
 from depgraph.errors import OutOfBoundsError
-from patterns import Sweep
+from patterns import BY_CODE, Sweep
 from runtime.backends import cpu
 
 
@@ -102,3 +104,57 @@ def test_a_checked_sweep_ends_at_the_first_cell_with_a_bad_read():
     assert ck[cpu.OOB] == 1 and ck[cpu.OOB + 1 : cpu.OOB + 5].tolist() == [0, 1, 2, 0]
     with pytest.raises(OutOfBoundsError, match=r"cell \(0, 1\) reads \(2, 0\)"):
         fill(far, backend="cpu")
+
+
+def _edged(code: str, shape: tuple[int, int], seed: int):
+    """A cell without loops reading one step into each region pattern ``code`` allows,
+    its branch testing both indices against the table's edges (so a row or column
+    pattern's fill takes each chunk's first cell apart)."""
+    (a0, b0), (a1, b1), (a2, b2) = (SIGNS[r] for r in sorted(BY_CODE[code].allowed))
+    W = np.random.default_rng(seed).integers(1, 9, shape)
+
+    @recurrence(shape=shape, dtype=np.int64, args=(W,))
+    def edged(M, i, j, W):
+        n, m = M.shape
+        if (i == 0 or j == 0 or i == n - 1 or j == m - 1) and (
+                min(i + a0, i + a1, i + a2) < 0 or max(i + a0, i + a1, i + a2) >= n
+                or min(j + b0, j + b1, j + b2) < 0 or max(j + b0, j + b1, j + b2) >= m):
+            return W[i, j]
+        return (3 * M[i + a0, j + b0] + M[i + a1, j + b1] + min(M[i + a2, j + b2], W[i, j])
+                ) % 1000003
+
+    return edged
+
+
+@pytest.mark.parametrize("code", slow_after(2, ["RUD", "CLR", "RDU", "CRL"]))
+def test_a_pattern_fill_with_each_chunks_first_cell_apart_fills_as_the_reference(code):
+    p = BY_CODE[code]
+    for shape in ((1, 9), (9, 1), (2, 1), (7, 11), (12, 5)):
+        rec = _edged(code, shape, sum(shape))
+        ir = cell_ir(rec)
+        assert cpu.peels(ir, code)
+        reference = analyze(rec).table
+        # one thread; two, one of them with no cell of a one-cell step
+        for threads in (1, 2):
+            for checked in (False, True):
+                M = np.zeros(shape, np.int64, order="F" if p.storage == "columns" else "C")
+                with cpu.thread_count(threads):
+                    ck, _ = cpu.pattern_fill(rec, ir, M, p.index, checked=checked)
+                same(M, reference)
+                assert not ck[cpu.OOB]
+
+
+def test_a_diagonal_pattern_or_a_cell_with_loops_keeps_every_chunk_in_one_loop():
+    assert not cpu.peels(cell_ir(_edged("NOSE", (3, 3), 0)), "NOSE")
+
+    @recurrence(shape=(4, 4), dtype=np.int64)
+    def loop(M, i, j):
+        if i == 0 or j == 0:
+            return 1
+        total = 0
+        for k in range(j):
+            total += M[i - 1, k]
+        return total
+
+    assert not cpu.peels(cell_ir(loop), "RUD")
+    assert "range(a + 1, b)" not in cpu._pattern_source("RUD", 0, True)

@@ -34,6 +34,7 @@ Assumptions: the cell function is numba-compilable; tables are NumPy arrays whos
 
 from __future__ import annotations
 
+import ast
 import time
 import weakref
 from collections.abc import Callable, Iterator
@@ -47,7 +48,7 @@ from depgraph.analysis.proof import Trusted
 from depgraph.errors import CompileError, RecurrenceError, UsageError, setting
 from depgraph.frontend.ir import CellIR
 from depgraph.model import Recurrence
-from patterns import PATTERNS, REGIONS, STEP_SOURCE, LexOrder, Sweep
+from patterns import PATTERNS, REGIONS, STEP_SOURCE, LexOrder, StepSource, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
@@ -68,6 +69,7 @@ __all__ = [
     "unravel",
     "sweep_fill",
     "pattern_fill",
+    "peels",
     "tiled_fill",
     "hyperplane_fill",
     "unshear_fill",
@@ -149,11 +151,12 @@ def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False
 
 
 def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False,
-                    fits: bool = False) -> str:
+                    fits: bool = False, peel: bool = False) -> str:
     """One region for a whole pattern fill (:func:`pattern_fill`): each of ``chunks``
     threads takes its chunk of every step, then waits at the barrier.  ``checked``: the
     cell is the checked rewrite, each thread recording into its own row of ``ck`` (one
-    row each, so no cache line is shared); ``fits`` as in :func:`_sweep_source`.
+    row each, so no cache line is shared); ``fits`` as in :func:`_sweep_source`;
+    ``peel``: each chunk's first cell apart (:func:`peels`).
 
     Examples
     --------
@@ -169,13 +172,65 @@ def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False
             e("row = ck[chunk]")
             with e.block(f"for t in range({step.steps})"):
                 e(step.fix, f"lo = {step.lo}", f"hi = {step.hi}",
-                  "per = (hi - lo + chunks - 1) // chunks")
-                with e.block("for q in range(lo + chunk * per, min(hi, lo + (chunk + 1) * per))"):
-                    e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)",
-                      "assume(j >= 0)", "assume(j < m)")
-                    store_source(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
+                  "per = (hi - lo + chunks - 1) // chunks", "a = lo + chunk * per",
+                  "b = min(hi, a + per)")
+                if peel:
+                    with e.block("if a < b"):
+                        e("q = a")
+                        _pattern_cell_store(e, step, args, checked, fits)
+                with e.block(f"for q in range(a{' + 1' if peel else ''}, b)"):
+                    if peel:  # lo >= 0 in every pattern
+                        e("assume(q >= 1)")
+                    _pattern_cell_store(e, step, args, checked, fits)
                 e("arrive(bar, chunks * (t + 1))")
     return e.source
+
+
+def peels(ir: CellIR, code: str) -> bool:
+    """Whether :func:`pattern_fill` fills each chunk's first cell of a step apart for the
+    cell ``ir`` in pattern ``code``: a row or column pattern (whose steps lie along the
+    table's memory) and a cell without loops whose branches test the index that runs
+    along the step.  In the loop after that cell the index is at least 1, and LLVM
+    drops a test of it against 0 (the table's first row or column) and can vectorise a
+    row; a loop from a computed start kept the test, a branch in every cell, which no
+    ``assume`` of the index being at least 0 removed (docs/benchmarks.md, "a chunk's
+    first cell apart").  A cell with loops does not vectorise, nor does a diagonal's
+    step, and a second copy of the cell costs compile time alone (and ran slower on the
+    diagonals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from depgraph import cell_ir, recurrence
+    >>> @recurrence(shape=(4, 9), dtype=np.int64)
+    ... def paths(M, i, j):
+    ...     if i == 0 or j == 0:
+    ...         return 1
+    ...     return M[i - 1, j] + M[i - 1, j - 1]
+    >>> peels(cell_ir(paths), "RUD"), peels(cell_ir(paths), "NOSE")
+    (True, False)
+    >>> @recurrence(shape=(4, 9), dtype=np.int64)
+    ... def rows(M, i, j):
+    ...     if i == 0:
+    ...         return j
+    ...     return M[i - 1, j] + 1
+    >>> peels(cell_ir(rows), "RUD"), peels(cell_ir(rows), "CLR")
+    (False, True)
+    """
+    step = STEP_SOURCE[code]
+    index = ir.index[0 if step.i == "q" else 1] if len(ir.index) == 2 else None
+    return step.lo == "0" and ir.straight and index is not None and any(
+        isinstance(node, ast.Name) and node.id == index
+        for guard in ir.guards for node in ast.walk(ast.parse(guard.test, mode="eval")))
+
+
+def _pattern_cell_store(e: Emitter, step: StepSource, args: str, checked: bool,
+                        fits: bool) -> None:
+    """Emit cell ``q`` of a pattern's step (:func:`_pattern_source`): its place, the facts
+    LLVM cannot see (the place lies in the table) and its store."""
+    e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)", "assume(j >= 0)",
+      "assume(j < m)")
+    store_source(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
 
 
 def _hyperplane_source(pi: tuple[int, ...], nargs: int, parallel: bool, checked: bool,
@@ -460,7 +515,8 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     """
     pattern = PATTERNS[pattern_index]
     fits = checked and _fits(rec, ir, pattern.steps(M.shape))
-    src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits)
+    src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits,
+                          peels(ir, pattern.code))
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "pattern", parallel, fits)
 
