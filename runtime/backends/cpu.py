@@ -52,8 +52,8 @@ from patterns import PATTERNS, REGIONS, STEP_SOURCE, LexOrder, StepSource, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
 from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
-from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, jit, \
-    numba_module, store_source
+from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, guard_nodes, \
+    jit, numba_module, store_source
 from runtime.backends.cpu_tiles import LOOP_TILE, MIN_TILE_COLUMNS, TILE, paired, tile_for, \
     tiled_source
 from runtime.backends.noalias import compiler
@@ -220,8 +220,7 @@ def peels(ir: CellIR, code: str) -> bool:
     step = STEP_SOURCE[code]
     index = ir.index[0 if step.i == "q" else 1] if len(ir.index) == 2 else None
     return step.lo == "0" and ir.straight and index is not None and any(
-        isinstance(node, ast.Name) and node.id == index
-        for guard in ir.guards for node in ast.walk(ast.parse(guard.test, mode="eval")))
+        isinstance(node, ast.Name) and node.id == index for node in guard_nodes(ir))
 
 
 def _pattern_cell_store(e: Emitter, step: StepSource, args: str, checked: bool,

@@ -14,6 +14,8 @@ where it is checked; numba is imported only when a fill first needs it.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -36,8 +38,8 @@ from runtime.backends.rewrite import (
     rewrite_reads,
 )
 
-__all__ = ["compiled_cell", "jit", "numba_module", "store_source", "CHECK_SLOTS", "OOB",
-           "MISFIT", "ARG"]
+__all__ = ["compiled_cell", "jit", "numba_module", "store_source", "guard_nodes",
+           "CHECK_SLOTS", "OOB", "MISFIT", "ARG"]
 
 #: Checked reads set ``ck[code] = 1`` for each region code read (0-8, see
 #: ``patterns.regions``) and record an out-of-bounds read at ``ck[OOB:OOB + 5]`` as
@@ -155,6 +157,24 @@ def compiled_cell(rec: Recurrence, ir: CellIR, checked: bool = False,
                         digest(src, {**reads, "cell": rec.func}))
 
     return CACHE.get(rec.func, ("cpu", "cell", checked, allowed, order, trusted), build)
+
+
+def guard_nodes(ir: CellIR) -> Iterator[ast.AST]:
+    """Every node of the tests of the cell's top-level branches (``ir.guards``), for the
+    fills that shape their loops by what those tests look at.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def f(M, i, j, X):
+    ...     if i == 0 or X[j] > 1:
+    ...         return 0
+    ...     return M[i - 1, j]
+    >>> sorted({n.id for n in guard_nodes(read_cell(f, 2)) if isinstance(n, ast.Name)})
+    ['X', 'i', 'j']
+    """
+    for guard in ir.guards:
+        yield from ast.walk(ast.parse(guard.test, mode="eval"))
 
 
 def store_source(e: Emitter, value: str, ck: str, fits: bool, index: str = "i, j") -> None:

@@ -18,7 +18,7 @@ import ast
 
 from depgraph.frontend.ir import CellIR
 from patterns import DIAGONAL_FLIPS
-from runtime.backends.cpu_cell import store_source
+from runtime.backends.cpu_cell import guard_nodes, store_source
 from runtime.backends.emit import Emitter, arg_tail
 
 __all__ = ["TILE", "LOOP_TILE", "MIN_TILE_COLUMNS", "tile_for", "paired", "tiled_source"]
@@ -85,8 +85,7 @@ def paired(ir: CellIR) -> bool:
     >>> paired(cell_ir(edits)), paired(cell_ir(common))
     (True, False)
     """
-    return ir.straight and not any(isinstance(node, ast.Subscript) for guard in ir.guards
-                                   for node in ast.walk(ast.parse(guard.test, mode="eval")))
+    return ir.straight and not any(isinstance(node, ast.Subscript) for node in guard_nodes(ir))
 
 
 def tiled_source(code: str, nargs: int, tile: tuple[int, int], checked: bool,
