@@ -14,7 +14,9 @@ checked or not (:mod:`runtime.backends.cpu_cell`).
   read out of the table or of a cell not yet filled in the order instead.
 - ``pattern``: one parallel region for the whole fill; each thread takes its chunk of
   every step of a pattern and waits at a barrier (:mod:`runtime.backends.intrinsics`)
-  between steps.
+  between steps.  A checked row or column fill leaves unchecked, in the range of each
+  step where they lie in the table, reads at the step's index plus an amount of the
+  step's (:mod:`runtime.backends.cpu_split`).
 - ``tiled``: a diagonal pattern by tiles in one parallel region (their shape and source
   from :mod:`runtime.backends.cpu_tiles`: long rows for a cell without loops, square for
   one with them, a tile's rows two at a time where ``cpu_tiles.paired`` says so): the
@@ -51,7 +53,9 @@ from depgraph.model import Recurrence
 from patterns import PATTERNS, REGIONS, STEP_SOURCE, LexOrder, StepSource, Sweep
 from runtime.backends import intrinsics
 from runtime.backends.cache import CACHE
-from runtime.backends.emit import Emitter, arg_tail, compile_kept, digest
+from runtime.backends.cpu_split import split, widened
+from runtime.backends.emit import Emitter, arg_tail, compile_kept, compile_source, digest, \
+    remember
 from runtime.backends.cpu_cell import ARG, CHECK_SLOTS, MISFIT, OOB, compiled_cell, guard_nodes, \
     jit, numba_module, store_source
 from runtime.backends.cpu_tiles import LOOP_TILE, MIN_TILE_COLUMNS, TILE, paired, tile_for, \
@@ -151,17 +155,22 @@ def _sweep_source(order: LexOrder, nargs: int, checked: bool, fits: bool = False
 
 
 def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False,
-                    fits: bool = False, peel: bool = False) -> str:
+                    fits: bool = False, peel: bool = False, spans: bool = False) -> str:
     """One region for a whole pattern fill (:func:`pattern_fill`): each of ``chunks``
     threads takes its chunk of every step, then waits at the barrier.  ``checked``: the
     cell is the checked rewrite, each thread recording into its own row of ``ck`` (one
     row each, so no cache line is shared); ``fits`` as in :func:`_sweep_source`;
-    ``peel``: each chunk's first cell apart (:func:`peels`).
+    ``peel``: each chunk's first cell apart (:func:`peels`); ``spans`` (checked, a row or
+    column pattern): the chunk's cells in the range ``span`` gives the step
+    (:mod:`runtime.backends.cpu_split`) by ``inner``, the cell with fewer reads checked,
+    the others by ``cell``.
 
     Examples
     --------
     >>> print(_pattern_source("RUD", 0, True, checked=True).splitlines()[4])
             row = ck[chunk]
+    >>> print(_pattern_source("RUD", 1, True, True, spans=True).splitlines()[12])
+                s0, s1 = span(M, r, a0)
     """
     step = STEP_SOURCE[code]
     args = arg_tail(nargs)
@@ -174,14 +183,25 @@ def _pattern_source(code: str, nargs: int, parallel: bool, checked: bool = False
                 e(step.fix, f"lo = {step.lo}", f"hi = {step.hi}",
                   "per = (hi - lo + chunks - 1) // chunks", "a = lo + chunk * per",
                   "b = min(hi, a + per)")
-                if peel:
-                    with e.block("if a < b"):
-                        e("q = a")
+                if spans:
+                    # the span's cells (from 1 where the cell is peeled: the checked loop
+                    # takes a first cell 0), then the others in one loop: a copy of each
+                    # cell, as each costs its compile
+                    e(f"s0, s1 = span(M, {step.i if step.j == 'q' else step.j}{args})",
+                      f"s0 = min(max(s0, a{', 1' if peel else ''}), b)",
+                      "s1 = max(min(s1, b), s0)")
+                    with e.block("for q in range(s0, s1)"):
+                        _pattern_cell_store(e, step, args, checked, fits, peel, "inner")
+                    with e.block("for u in range(a, b - (s1 - s0))"):
+                        e("q = u if u < s0 else u + (s1 - s0)")
                         _pattern_cell_store(e, step, args, checked, fits)
-                with e.block(f"for q in range(a{' + 1' if peel else ''}, b)"):
-                    if peel:  # lo >= 0 in every pattern
-                        e("assume(q >= 1)")
-                    _pattern_cell_store(e, step, args, checked, fits)
+                else:
+                    if peel:
+                        with e.block("if a < b"):
+                            e("q = a")
+                            _pattern_cell_store(e, step, args, checked, fits)
+                    with e.block(f"for q in range(a{' + 1' if peel else ''}, b)"):
+                        _pattern_cell_store(e, step, args, checked, fits, peel)
                 e("arrive(bar, chunks * (t + 1))")
     return e.source
 
@@ -224,12 +244,16 @@ def peels(ir: CellIR, code: str) -> bool:
 
 
 def _pattern_cell_store(e: Emitter, step: StepSource, args: str, checked: bool,
-                        fits: bool) -> None:
-    """Emit cell ``q`` of a pattern's step (:func:`_pattern_source`): its place, the facts
-    LLVM cannot see (the place lies in the table) and its store."""
+                        fits: bool, peeled: bool = False, cell: str = "cell") -> None:
+    """Emit cell ``q`` of a pattern's step (:func:`_pattern_source`) by ``cell``: its
+    place, the facts LLVM cannot see (the place lies in the table; ``peeled``: ``q`` is
+    at least 1, the chunk's first cell taken apart, as every pattern's ``lo >= 0``)
+    and its store."""
+    if peeled:
+        e("assume(q >= 1)")
     e(f"i = {step.i}", f"j = {step.j}", "assume(i >= 0)", "assume(i < n)", "assume(j >= 0)",
       "assume(j < m)")
-    store_source(e, f"cell(M, i, j{args}{', row' if checked else ''})", "row", fits)
+    store_source(e, f"{cell}(M, i, j{args}{', row' if checked else ''})", "row", fits)
 
 
 def _hyperplane_source(pi: tuple[int, ...], nargs: int, parallel: bool, checked: bool,
@@ -514,10 +538,16 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     """
     pattern = PATTERNS[pattern_index]
     fits = checked and _fits(rec, ir, pattern.steps(M.shape))
+    cut = split(ir, pattern.code, trusted, rec.args) if checked else None
     src = _pattern_source(pattern.code, len(rec.args), parallel, checked, fits,
-                          peels(ir, pattern.code))
+                          peels(ir, pattern.code), cut is not None)
+    names = {} if cut is None else {
+        "inner": compiled_cell(rec, ir, True, tuple(sorted(pattern.allowed)),
+                               trusted=widened(trusted, cut, pattern.allowed)),
+        "span": remember(jit(compile_source(cut.source, "span", {}), inline="always"),
+                         digest(cut.source))}
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
-                         src, "pattern", parallel, fits)
+                         src, "pattern", parallel, fits, names)
 
 
 def tiled_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
@@ -617,12 +647,13 @@ def hyperplane_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, hyperplane: Hype
 
 
 def _barrier_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, cell: Any, src: str,
-                  name: str, parallel: bool, fits: bool) -> tuple[np.ndarray, Timing]:
+                  name: str, parallel: bool, fits: bool, names: dict[str, Any] | None = None
+                  ) -> tuple[np.ndarray, Timing]:
     """Compile and run a one-region fill ``src`` (kernel ``name``: a barrier, the thread
-    count, a check row for each thread) calling the compiled ``cell``."""
+    count, a check row for each thread) calling the compiled ``cell`` (and ``names``)."""
     threads = barrier_threads() if parallel else 1
-    extra = {"MISFIT": MISFIT, **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max}
-                                  if fits else {})}
+    extra = {"MISFIT": MISFIT, **(names or {}),
+             **({"LO": np.iinfo(M.dtype).min, "HI": np.iinfo(M.dtype).max} if fits else {})}
     make = kernel(rec, src, name, cell, extra, ir.pure, parallel=parallel)
     # a row of each thread's own, padded to whole cache lines
     rows = np.zeros((threads, -(-CHECK_SLOTS // 8) * 8), dtype=np.int64)
