@@ -65,3 +65,17 @@ def test_bit_facts_need_their_operands_proven():
     bit_facts(prover, (), ge)
     assert ge == []  # j - 9 may be negative: nothing said of the exclusive or
     assert prover.least(minus, ()) is None
+
+
+def test_a_shift_right_by_a_variable_is_at_least_0_and_at_most_what_it_shifts():
+    w = walk()
+    x = w.polynomial(ast.parse("j >> i", mode="eval").body, {})
+    assert w.shifts == [(w.index["j"], w.index["i"], x)]
+    prover = Prover(w, None)
+    # the rows may number more than 64: a shift by i past 63 is undefined, nothing holds
+    assert prover.least(x, ()) is None and prover.least(w.index["j"] - x, ()) is None
+    at_most_63 = (("ge", 63 - w.index["i"]),)
+    assert prover.least(x, at_most_63) == 0 and prover.least(w.index["j"] - x, at_most_63) == 0
+    # j - 9 may be negative: its shift may be too
+    minus = w.polynomial(ast.parse("(j - 9) >> i", mode="eval").body, {})
+    assert prover.least(minus, at_most_63) is None

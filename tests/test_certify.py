@@ -70,7 +70,8 @@ def test_the_thesis_cases_are_proven(write_rec):
     ("    return M[i, j] + 1 if i > 0 else 1\n", "may be of the cell itself"),
     ("    return M[i - 1, j * j] if i > 0 else 1\n", "may leave the table"),
     ("    return M[i - 1, j ^ 1] if i > 0 else 1\n", "may leave the table"),  # 4 ^ 1 is 5
-    ("    return M[i - 1, j >> i] if i > 0 else 1\n", "not at a polynomial index"),
+    ("    return M[i - 1, j << i] if i > 0 else 1\n", "not at a polynomial index"),
+    ("    return M[i - 1, j >> i] if i > 0 else 1\n", "may leave the table"),  # i past 63
     ("    return M[i - 1, (j + 9) // 2] if i > 0 else 1\n", "may leave the table"),
 ])
 def test_what_is_proven_and_why_not(write_rec, body, why):
@@ -164,6 +165,42 @@ def test_an_exclusive_or_that_may_leave_the_table_is_caught(write_rec, flips, wi
     assert isinstance(found, str) and "may leave the table" in found
     with pytest.raises(RecurrenceError, match=rf"cell \(\d, \d\) reads {read}, outside shape"):
         fill(rec, backend="cpu")
+
+
+HALVE = """
+s = np.array({shifts}, dtype=np.int64)
+
+@recurrence(shape=(5, 9), dtype=np.int64, args=(s,))
+def cell(M, i, j, s):
+    if i == 0:
+        return j
+    return max(M[i - 1, j], M[i - 1, j {shift}] + 1)
+"""
+
+
+def test_a_column_shifted_right_by_its_data_is_proven(write_rec):
+    rec = load(write_rec(HALVE.format(shifts=[0, 3, 63, 1], shift=">> s[i - 1]")))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, Certificate) and found.regions == ("Up", "UpLeft")
+    assert [str(r) for r in found.requires] == [
+        "min(s) >= 0", "s.shape[0] == M.shape[0] - 1", "max(s) <= 63"]
+    np.testing.assert_array_equal(fill(rec, backend="cpu").table,
+                                  fill(rec, backend="python").table)
+    # a negative shift breaks the requirement: the fill checks its reads
+    bad = load(write_rec(HALVE.format(shifts=[0, -1, 2, 1], shift=">> s[i - 1]")))
+    assert "min(s) >= 0 does not hold (min(s) is -1)" in certified_plan(bad, cell_ir(bad))
+
+
+@pytest.mark.parametrize("shifts, shift, why", [
+    ([0, 3, 64, 1], ">> s[i - 1]", "may leave the table"),  # past 63: undefined in int64
+    ([0, 3, 2, 1], ">> i", "may leave the table"),  # more than 64 rows: i past 63
+    ([0, 3, 2, 1], "<< s[i - 1]", "is not at a polynomial index"),  # left: past the table
+])
+def test_a_shift_by_a_variable_that_may_leave_the_table_is_not_proven(write_rec, shifts, shift,
+                                                                       why):
+    rec = load(write_rec(HALVE.format(shifts=shifts, shift=shift)))
+    found = certify(cell_ir(rec), rec.args, rec.shape)
+    assert isinstance(found, str) and why in found
 
 
 @pytest.mark.parametrize("name, regions, requires", [

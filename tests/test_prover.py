@@ -96,7 +96,7 @@ def test_a_read_is_trusted_only_where_every_path_that_makes_it_is_proven():
         a = M[i - 1, j] if j > 0 else M[i - 1, j - d]
         if d > 0:
             a += M[i - 1, j - d]  # proven here (j - d <= j - 1), not on the line above
-        return a + M[i - 1, j >> i]  # an index the walk cannot follow: never trusted
+        return a + M[i - 1, j << i]  # an index the walk cannot follow: never trusted
 
     t = _trusted(cell, (2,), (6, 9))
     assert t.reads == ((("M[i - 1, j]", 4), ("Up",)),)
@@ -104,7 +104,7 @@ def test_a_read_is_trusted_only_where_every_path_that_makes_it_is_proven():
     # only the last column's: each edge kept is one every path holds
     assert dict(t.edges) == {("M[i - 1, j - d]", 4): ((True, True), (False, False)),
                              ("M[i - 1, j - d]", 6): ((True, True), (False, True))}
-    assert "M[i - 1, j >> i]" not in {text for (text, _), _ in t.reads + t.edges}
+    assert "M[i - 1, j << i]" not in {text for (text, _), _ in t.reads + t.edges}
 
 
 def test_an_elements_read_is_trusted_only_inside_its_array_on_every_path():

@@ -29,6 +29,7 @@ class BitOps:
 
     bitwise: list[tuple[type, Any, Any, Any]]
     powers: list[tuple[Any, Any]]
+    shifts: list[tuple[Any, Any, Any]]
     logs: list[Any]
     sympy: Any
     ir: Any
@@ -144,7 +145,8 @@ class BitOps:
         """The symbols ``forms`` hold, with those of the operands of each ``|``, ``^`` or
         ``1 << c`` they hold (whose bounds come from their operands')."""
         held = set().union(*(e.free_symbols for e in forms))
-        operands = {x: (a, b) for _, a, b, x in self.bitwise} | {y: (c,) for c, y in self.powers}
+        operands = {x: (a, b) for _, a, b, x in self.bitwise} | {y: (c,) for c, y in self.powers} \
+            | {y: (a, c) for a, c, y in self.shifts}
         todo = [x for x in held if x in operands]
         while todo:
             for e in operands[todo.pop()]:
@@ -166,6 +168,7 @@ def bit_facts(prover: Any, premises: tuple, ge: list[Any]) -> None:
       at most ``n - 1`` where ``0 <= c <= log2(n) - 1``, ``n`` a table extent that is
       a power of two (one of the prover's facts; so ``c <= 61``, as the extent is
       below ``2**63``);
+    - ``a >> c`` of ``a >= 0`` and ``0 <= c <= 63`` is at least 0 and at most ``a``;
     - ``a | b`` and ``a ^ b`` of ``a, b >= 0`` are at least 0 and at most ``a + b``
       (``a | b`` at least ``a`` and ``b`` too, and ``a + b`` where ``b`` is ``1 << c``
       and a premise says bit ``c`` of ``a`` is clear), and at most ``n - 1`` where
@@ -205,6 +208,9 @@ def bit_facts(prover: Any, premises: tuple, ge: list[Any]) -> None:
         if inside or at_least_0(62 - c):
             ge.extend([y - 1, *[walk.extent[k] - 1 - y for k in inside]])
             exponents[y] = c
+    for a, c, y in walk.shifts:  # a >> c of int64, 0 <= c <= 63: from 0 to a
+        if at_least_0(a) and at_least_0(c) and at_least_0(63 - c):
+            ge.extend([y, a - y])
     clear = {e for kind, e in premises if kind == "clear"}
     for op, a, b, x in walk.bitwise:
         if at_least_0(a) and at_least_0(b):

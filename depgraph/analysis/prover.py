@@ -202,7 +202,7 @@ class Prover:
                 ge.append(e - 1)
             elif _at_least(self.least(-e, plain), 0):
                 ge.append(-e - 1)
-        if self.walk.bitwise or self.walk.powers:
+        if self.walk.bitwise or self.walk.powers or self.walk.shifts:
             bit_facts(self, premises, ge)
             # found while the list grew: less than it now says
             self.memo = {k: v for k, v in self.memo.items() if k[1] != premises}

@@ -142,6 +142,9 @@ class Walk(BitOps):
         #: (:func:`depgraph.analysis.bitwise.bit_facts`), not for every value
         self.bitwise: list[tuple[type, Any, Any, Any]] = []
         self.powers: list[tuple[Any, Any]] = []
+        #: each ``a >> c`` symbol (``c`` not a constant) with its operands' forms, bounded
+        #: as those are
+        self.shifts: list[tuple[Any, Any, Any]] = []
         #: ``log2(M.shape[k])`` of each table extent, which a size fact may tie to a side
         self.logs = [sympy.Symbol(f"_l{k}", integer=True) for k in range(ir.ndim)]
         self.integral |= set(self.logs)
@@ -250,9 +253,12 @@ class Walk(BitOps):
         """What this instance's data say of an integer array argument whose element a
         read's index or premises hold: every element at most a table extent less 1
         (``max(d) <= M.shape[1] - 1``: a deadline, a stock's next level, as an index or
-        a bound of one), for each axis it holds for; as premises on each of the array's
-        elements' symbols, and the requirement that a later instance checks."""
+        a bound of one), for each axis it holds for; and, of an array whose element a shift
+        ``a >> c`` by a variable holds in ``c``, every element at most 63 (``max(s) <=
+        63``: a shift of int64 by more is undefined, to LLVM); as premises on each of the
+        array's elements' symbols, and the requirement that a later instance checks."""
         used = self._used()
+        shifting = self._held([c for _, c, _ in self.shifts])
         out = []
         for array in sorted({self.loads[sym] for sym in used if sym in self.loads}):
             data = self.params[array]
@@ -263,6 +269,9 @@ class Walk(BitOps):
             out += [(tuple(("ge", self.extent[axis] - 1 - sym) for sym in elements),
                      Requirement(f"max({array})", "<=", f"{self.ir.table}.shape[{axis}] - 1"))
                     for axis, size in enumerate(self.shape) if top <= size - 1]
+            if top <= 63 and shifting & set(elements):
+                out.append((tuple(("ge", 63 - sym) for sym in elements),
+                            Requirement(f"max({array})", "<=", "63")))
         return out
 
     def indexing(self) -> list[Any]:
@@ -621,8 +630,8 @@ class Walk(BitOps):
         """``a << c`` as ``a * 2**c`` and ``a >> c`` as ``a // 2**c`` (the same symbol:
         Python's and numba's shifts of integers are those, negative ``a`` too), for an
         integer polynomial ``a`` and a constant ``0 <= c <= 62``; ``1 << c`` of an
-        integer polynomial ``c`` as a symbol of its own, recorded in :attr:`powers`;
-        ``None`` otherwise.
+        integer polynomial ``c`` as a symbol of its own, recorded in :attr:`powers`, and
+        ``a >> c`` likewise, in :attr:`shifts`; ``None`` otherwise.
 
         Examples
         --------
@@ -639,8 +648,13 @@ class Walk(BitOps):
         a, c = self.polynomial(node.left, env), self.polynomial(node.right, env)
         if a is None or c is None or not a.is_integer or not c.is_integer:
             return None
+        if not c.is_Integer and isinstance(node.op, ast.RShift):  # bounded by ``a``
+            y, known = self.operation(node, ">>", a, c)
+            if not known:
+                self.shifts.append((a, c, y))
+            return y
         if not c.is_Integer:  # ``1 << c``: a power of two the prover bounds, nothing else
-            if a != 1 or not isinstance(node.op, ast.LShift):
+            if a != 1:
                 return None
             known = ("<<", c) in self.opaque
             y = self._symbol(f"(1 << {ast.unparse(node.right)})", True, key=("<<", c))
