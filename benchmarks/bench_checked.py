@@ -9,9 +9,10 @@ interleaved rounds (plain, checked, plain, checked...; compile excluded), the me
 ``--gpu``, on the GPU (one cooperative launch, and a launch per step).  Cases
 (``--cases``, by name; all by default): LCS (straight, NOSE), straight row recurrences
 whose column read depends on their data (RUD: drift's clamped into the table and wrap's
-by a bit mask, flip's by an exclusive or, all three proven since; halve's by a shift by
-its data, which no proof follows), the catalog's integer knapsack and
-transportation problem (a loop per cell, both proven since), and the catalog's examples
+by a bit mask, flip's by an exclusive or, halve's by a shift right by its data, all four
+proven since; double's by a shift left wrapped round the table, which no proof follows),
+the catalog's integer knapsack and transportation problem (a loop per cell, both proven
+since), and the catalog's examples
 whose reads or values no certificate proves.  Where no fill can check its own reads
 (no pattern allows every region their constant offsets, a certificate or a sample of the
 reads leave open), "checked" is the plain fill plus the compiled checked sweep that plans
@@ -96,8 +97,8 @@ def flip(n: int):
 
 
 def halve(n: int):
-    """drift with its column shifted right by its data (``j >> s``, a shift by a variable
-    no proof follows; inside the table, since ``s >= 0``)."""
+    """drift with its column shifted right by its data (``j >> s``: inside the table, since
+    ``0 <= s <= 63``, a proof of the data's floor and ceiling)."""
     s = np.random.default_rng(n).integers(0, 3, n).astype(np.int64)
 
     @recurrence(shape=(n + 1, n + 1), dtype=np.int32, args=(s,))
@@ -107,6 +108,21 @@ def halve(n: int):
         return max(M[i - 1, j], M[i - 1, j >> s[i - 1]] + 1) % 1000
 
     return halve
+
+
+def double(n: int):
+    """drift with its column shifted left by its data and wrapped round the table
+    (``(j << s) % m``: no proof follows a shift left by a variable, nor can a step be split
+    where the read is at the column plus an amount)."""
+    s = np.random.default_rng(n).integers(0, 3, n).astype(np.int64)
+
+    @recurrence(shape=(n + 1, n + 1), dtype=np.int32, args=(s,))
+    def double(M, i, j, s):
+        if i == 0:
+            return j % 7
+        return max(M[i - 1, j], M[i - 1, (j << s[i - 1]) % M.shape[1]] + 1) % 1000
+
+    return double
 
 
 def catalog(name: str, size: int):
@@ -122,9 +138,11 @@ CASES = {
     "wrap": wrap,
     "flip": flip,
     "halve": halve,
+    "double": double,
     "integer knapsack": lambda n: catalog("integer_knapsack", n // 10),
     "transportation": lambda n: catalog("transportation", n // 10),
-    # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states
+    # a read at a + p[k], below P[k + 1]: a fact of prefix sums no certificate states (the
+    # fill splits each row where a + p[k] lies in the table, cpu_split)
     "process_scheduling": lambda n: catalog("process_scheduling", n),
     # reads at S | (1 << v), a bit operation (2^V columns): a sample of reads guesses CRL
     "min_spanning_tree": lambda n: catalog("min_spanning_tree", max(2, n.bit_length() + 3)),

@@ -296,7 +296,8 @@ d = np.random.default_rng(5).integers(0, 4, 4096)
 def drift(M, i, j, d):
     if i == 0:
         return j % 7
-    return max(M[i - 1, j], M[i - 1, j >> d[i - 1]] + 1) % 1000  # no proof follows a shift
+    # no proof follows a shift left by a variable
+    return max(M[i - 1, j], M[i - 1, (j << d[i - 1]) % M.shape[1]] + 1) % 1000
 """))
     r = fill(drift, backend="cuda", verify=True)
     assert "cooperative launch, every read checked" in " ".join(r.notes) and r.verified
