@@ -56,5 +56,7 @@ for r in 1 2; do
 done
 cmp /tmp/bench_e2e_base.npy /tmp/bench_e2e_new.npy && echo "tables equal"
 rm -f /tmp/bench_e2e_base.npy /tmp/bench_e2e_new.npy
-one "$base" "lcs 12000 cpu" examples/lcs.py --size 12000 --backend cpu
-one "$root" "lcs 12000 cpu" examples/lcs.py --size 12000 --backend cpu
+for r in $(seq "$rounds"); do
+  one "$base" "lcs 12000 cpu r$r" examples/lcs.py --size 12000 --backend cpu
+  one "$root" "lcs 12000 cpu r$r" examples/lcs.py --size 12000 --backend cpu
+done
