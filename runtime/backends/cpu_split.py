@@ -112,13 +112,11 @@ def split(ir: CellIR, code: str, trusted: Trusted | None, args: tuple[Any, ...]
     >>> split(cell_ir(load), "NOSE", None, load.args) is None
     True
     """
-    step = STEP_SOURCE.get(code)
-    if step is None or ir.ndim != 2 or ir.hidden or not ir.pure or set(ir.index) & ir.assigned:
+    if code not in BY_CODE or ir.ndim != 2 or ir.hidden or not ir.pure \
+            or set(ir.index) & ir.assigned:
         return None
-    along = 0 if step.i == "q" else 1  # the axis a step runs along
+    along = 0 if STEP_SOURCE[code].i == "q" else 1  # the axis a step runs along
     across = 1 - along
-    if "q" not in (step.i, step.j) or code not in BY_CODE:
-        return None
     allowed = BY_CODE[code].allowed
     signs = [{REGION_CODE[r] // 3 - 1 for r in allowed}, {REGION_CODE[r] % 3 - 1 for r in allowed}]
     side = signs[across]
