@@ -11,6 +11,7 @@ from depgraph.errors import OutOfBoundsError
 from patterns import BY_CODE
 from runtime.backends import cpu
 from runtime.backends.cpu_split import split
+from runtime.schedule.plan import in_fill_plan
 
 # Cells of each row and column pattern reading the step before at an amount from their
 # data along the step (``d``, an amount a step, where ``d`` has one) and at their own place
@@ -134,3 +135,37 @@ def test_a_read_past_either_end_of_the_span_is_caught(code, low, high):
     with pytest.raises(OutOfBoundsError, match=r"cell \(\d, \d\) reads \(-?\d+, -?\d+\), "
                        r"outside shape \(9, 10\)"):
         fill(rec, backend="cpu", schedule="pattern")
+
+
+def scheduled(M, k, a, p, P):
+    n = p.shape[0]
+    if k == n:
+        return max(a, P[n] - a)
+    t = p[k]  # past p's end in the last row, which returns before it
+    if a > P[k]:
+        return 0
+    return min(M[k + 1, a + t], M[k + 1, a])
+
+
+def test_a_local_assigned_once_is_read_as_its_value():
+    # the catalog's process scheduling with its time in a local: the step's span reads
+    # p[k] only where k is inside p
+    from process_scheduling import reference
+
+    times = np.random.default_rng(4).integers(1, 7, 9)
+    prefix = np.concatenate(([0], np.cumsum(times)))
+    rec = recurrence(shape=(10, int(prefix[-1]) + 1), dtype=np.int64,
+                     args=(times, prefix))(scheduled)
+    ir = cell_ir(rec)
+    plan = in_fill_plan(rec, ir)
+    assert plan.pattern == "RDU" and plan.method == "checked fill"
+    found = split(ir, "RDU", plan.trusted, rec.args)
+    assert found is not None and [text for text, _ in found.reads] == ["M[k + 1, a + t]"]
+    assert "_dg_v0 = p[k]" in found.source
+    for threads in (1, 2):
+        M = np.zeros(rec.shape, np.int64)
+        with cpu.thread_count(threads):
+            ck, _ = cpu.pattern_fill(rec, ir, M, BY_CODE["RDU"].index, checked=True,
+                                     trusted=plan.trusted)
+        same(M, reference(times))
+        assert not ck[cpu.OOB] and not ck[cpu.ARG]

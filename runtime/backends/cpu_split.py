@@ -16,7 +16,8 @@ and in a region the pattern allows, for the step at index ``x``.
 Assumptions: a 2-D table filled by RUD, RDU, CLR or CRL (a step along one axis; the
 regions allowed put no limit along the step, and one side across it); a cell function
 that writes nothing (its arguments cannot change between ``span`` and the cell) and
-does not reassign its indices.  ``span`` reads the arguments' elements a read's ``c``
+does not reassign its indices; a local the cell assigns once, at its body's top level,
+holds its value wherever a read uses it (a read before the assignment would fail).  ``span`` reads the arguments' elements a read's ``c``
 needs, each tested inside its array first, for every step, where the cell may not: a
 test that fails leaves the step to the checked cell.  ``c`` is built from integer
 literals, the step's index, the parameters and their elements and extents by ``+``,
@@ -27,6 +28,7 @@ literals, the step's index, the parameters and their elements and extents by ``+
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -125,13 +127,15 @@ def split(ir: CellIR, code: str, trusted: Trusted | None, args: tuple[Any, ...]
     proven = trusted.reads_in(allowed) if trusted else frozenset()
     arrays = {name for name, value in zip(ir.params, args) if isinstance(value, np.ndarray)}
     known = ({ir.index[across]} | set(ir.params)) - ir.assigned
+    inline = _Inline(_bound(ir, known, arrays))
     found: dict[ReadKey, tuple[ast.expr, int, ast.expr | None]] = {}
     for read in ir.reads:
         key = (read.text, read.line)
         if key in proven or key in found or not read.one_cell or len(read.index) != 2:
             continue
-        at = ast.parse(read.index[across], mode="eval").body
-        offset = _offset(ast.parse(read.index[along], mode="eval").body, ir.index[along])
+        at = inline.visit(ast.parse(read.index[across], mode="eval").body)
+        offset = _offset(inline.visit(ast.parse(read.index[along], mode="eval").body),
+                         ir.index[along])
         if offset is None or not _invariant(at, known, arrays, ir.table):
             continue
         sign, amount = offset
@@ -141,6 +145,52 @@ def split(ir: CellIR, code: str, trusted: Trusted | None, args: tuple[Any, ...]
     if not found:
         return None
     return Split(tuple(found), _span_source(ir, along, side.pop(), list(found.values())))
+
+
+def _bound(ir: CellIR, known: Collection[str], arrays: Collection[str]
+           ) -> dict[str, ast.expr]:
+    """The cell's locals that hold the same value in every cell of a step: each assigned
+    once in the function, by a statement of its body's top level, a value
+    :func:`_invariant` accepts (of ``known`` names and the locals before it, whose values
+    it holds in their place); by name, their values so written.
+
+    Examples
+    --------
+    >>> from depgraph.frontend.ir import read_cell
+    >>> def f(M, k, a, p):
+    ...     t = p[k] + 1
+    ...     u = t * 2
+    ...     if a > t:
+    ...         u = 0
+    ...     return M[k + 1, a + t] + u
+    >>> {name: ast.unparse(value) for name, value in _bound(read_cell(f, 2), {"k", "p"}, {"p"}).items()}
+    {'t': 'p[k] + 1'}
+    """
+    fn = ir.definition()
+    stores: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    bound: dict[str, ast.expr] = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stores[stmt.targets[0].id] == 1:
+            value = _Inline(bound).visit(copy.deepcopy(stmt.value))
+            if _invariant(value, known, arrays, ir.table):
+                bound[stmt.targets[0].id] = value
+    return bound
+
+
+class _Inline(ast.NodeTransformer):
+    """Each name of a local :func:`_bound` found replaced by its value."""
+
+    def __init__(self, bound: dict[str, ast.expr]) -> None:
+        self.bound = bound
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        value = self.bound.get(node.id)
+        return node if value is None or not isinstance(node.ctx, ast.Load) \
+            else copy.deepcopy(value)
 
 
 def _offset(node: ast.expr, q: str) -> tuple[int, ast.expr | None] | None:
