@@ -22,7 +22,8 @@ from patterns.eight import (
     sweep_for,
 )
 from patterns.lexorder import LexOrder, lex_order
-from patterns.regions import REGION_CODE, REGIONS, region_codes, region_names, region_of
+from patterns.regions import REGION_CODE, REGIONS, axis_signs, region_codes, region_names, \
+    region_of
 
 __all__ = [
     "BY_CODE",
@@ -32,6 +33,7 @@ __all__ = [
     "Pattern",
     "REGIONS",
     "REGION_CODE",
+    "axis_signs",
     "breaking_regions",
     "frame_offset",
     "last_cell",

@@ -11,9 +11,12 @@ also its position in the 3x3 glyph read row by row.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-__all__ = ["REGIONS", "REGION_CODE", "SELF", "region_of", "region_codes", "region_names"]
+__all__ = ["REGIONS", "REGION_CODE", "SELF", "region_of", "region_codes", "region_names",
+           "axis_signs"]
 
 #: Region names by code (code = (sign(d_i) + 1) * 3 + (sign(d_j) + 1)); code 4 is the cell itself.
 REGIONS: tuple[str, ...] = (
@@ -45,6 +48,19 @@ def region_codes(di: np.ndarray, dj: np.ndarray) -> np.ndarray:
     [1, 3, 8]
     """
     return ((np.sign(di) + 1) * 3 + np.sign(dj) + 1).astype(np.int8)
+
+
+def axis_signs(regions: Iterable[str]) -> tuple[frozenset[int], frozenset[int]]:
+    """The signs (-1, 0, 1) a read's row offset and column offset take over ``regions``.
+
+    Examples
+    --------
+    >>> rows, columns = axis_signs(("UpLeft", "Up", "UpRight"))
+    >>> sorted(rows), sorted(columns)
+    ([-1], [-1, 0, 1])
+    """
+    codes = [REGION_CODE[r] for r in regions]
+    return frozenset(c // 3 - 1 for c in codes), frozenset(c % 3 - 1 for c in codes)
 
 
 def region_names(codes: np.ndarray) -> tuple[str, ...]:

@@ -395,7 +395,14 @@ def _index_expr(node: ast.expr, index: Collection[str]) -> bool:
             and _index_expr(node.left, index) and _index_expr(node.right, index))
 
 
-def _elements(node: ast.Subscript) -> list[ast.expr]:
+def subscript_elements(node: ast.Subscript) -> list[ast.expr]:
+    """The index expressions of a subscript, one per axis it names.
+
+    Examples
+    --------
+    >>> [ast.unparse(e) for e in subscript_elements(ast.parse("A[i, j + 1]", mode="eval").body)]
+    ['i', 'j + 1']
+    """
     return node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
 
 
@@ -422,7 +429,7 @@ class LoadFinder(ast.NodeTransformer):
         if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays
                 and isinstance(node.ctx, ast.Load)):
             return node
-        elts = _elements(node)
+        elts = subscript_elements(node)
         if not all(_index_expr(e, self.index) for e in elts):
             return node
         key = Load(node.value.id, tuple(self._template(e) for e in elts))
@@ -537,7 +544,7 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id == table and isinstance(node.ctx, ast.Load):
             subscripts.add(id(node.value))
-            elts = _elements(node)
+            elts = subscript_elements(node)
             offsets = tuple(index_offset(e, x) for e, x in zip(elts, index)) \
                 if len(elts) == ndim else (None,) * ndim
             one_cell = len(elts) == ndim and not any(
@@ -556,7 +563,7 @@ def _read(func: Callable[..., Any], ndim: int) -> CellIR:
     unhoistable = any(isinstance(n, ast.Subscript) and not is_extent(n) and not (
         isinstance(n.value, ast.Name) and n.value.id in (table, *params)
         and isinstance(n.ctx, ast.Load)
-        and (n.value.id == table or all(_index_expr(e, index) for e in _elements(n))))
+        and (n.value.id == table or all(_index_expr(e, index) for e in subscript_elements(n))))
         for stmt in fn.body for n in ast.walk(stmt))
     guards = tuple(Guard(ast.unparse(s.test), ast.unparse(s.body[0].value), s.lineno)
                    for s in fn.body if _guard(s))

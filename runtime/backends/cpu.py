@@ -544,8 +544,8 @@ def pattern_fill(rec: Recurrence, ir: CellIR, M: np.ndarray, pattern_index: int,
     names = {} if cut is None else {
         "inner": compiled_cell(rec, ir, True, tuple(sorted(pattern.allowed)),
                                trusted=widened(trusted, cut, pattern.allowed)),
-        "span": remember(jit(compile_source(cut.source, "span", {}), inline="always"),
-                         digest(cut.source))}
+        "span": CACHE.get(rec.func, ("cpu", "span", cut.source), lambda: remember(
+            jit(compile_source(cut.source, "span", {}), inline="always"), digest(cut.source)))}
     return _barrier_fill(rec, ir, M, _pattern_cell(rec, ir, pattern_index, checked, trusted),
                          src, "pattern", parallel, fits, names)
 

@@ -6,20 +6,21 @@ check elimination, which numba's passes do not run, done where the fill is gener
 
 A read no proof covers costs a test and a branch in every cell, with the store of a flag
 behind it, which in a light cell is a large part of its work (docs/benchmarks.md).  A
-read such as process scheduling's
-``M[k + 1, a + p[k]]`` (RDU) lies in the table for every ``a`` but the last ``p[k]`` of
-a row, which a proof cannot say (``a + p[k] <= P[k + 1]`` is a fact of prefix sums), but
-the fill can compute once a step: :func:`split` finds such reads and writes
-``span(M, x, *params)``, the range of ``q`` in which every one of them lies in the table
-and in a region the pattern allows, for the step at index ``x``.
+read such as process scheduling's ``M[k + 1, a + p[k]]`` (RDU) lies in the table for
+every ``a`` but the last ``p[k]`` of a row, which a proof cannot say (``a + p[k] <=
+P[k + 1]`` is a fact of prefix sums), but the fill can compute once a step:
+:func:`split` finds such reads and writes ``span(M, x, *params)``, the range of ``q`` in
+which every one of them lies in the table and in a region the pattern allows, for the
+step at index ``x``.
 
 Assumptions: a 2-D table filled by RUD, RDU, CLR or CRL (a step along one axis; the
 regions allowed put no limit along the step, and one side across it); a cell function
 that writes nothing (its arguments cannot change between ``span`` and the cell) and
 does not reassign its indices; a local the cell assigns once, at its body's top level,
-holds its value wherever a read uses it (a read before the assignment would fail).  ``span`` reads the arguments' elements a read's ``c``
-needs, each tested inside its array first, for every step, where the cell may not: a
-test that fails leaves the step to the checked cell.  ``c`` is built from integer
+holds its value wherever a read uses it (a read before the assignment would fail).
+``span`` reads the arguments' elements a read's ``c`` needs, each tested inside its
+array first, for every step, where the cell may not: a test that fails leaves the step
+to the checked cell.  ``c`` is built from integer
 literals, the step's index, the parameters and their elements and extents by ``+``,
 ``-`` and ``*``, so it computes as in the cell (int64 arithmetic, wrapping alike); a
 ``c`` past the table's side makes the range empty before ``q + c`` could wrap.
@@ -37,8 +38,8 @@ from typing import Any
 import numpy as np
 
 from depgraph.analysis.proof import ReadKey, Trusted
-from depgraph.frontend.ir import CellIR, is_extent
-from patterns import BY_CODE, REGION_CODE, STEP_SOURCE
+from depgraph.frontend.ir import CellIR, is_extent, subscript_elements
+from patterns import BY_CODE, STEP_SOURCE, axis_signs
 from runtime.backends.emit import Emitter
 
 __all__ = ["Split", "split", "widened"]
@@ -120,7 +121,7 @@ def split(ir: CellIR, code: str, trusted: Trusted | None, args: tuple[Any, ...]
     along = 0 if STEP_SOURCE[code].i == "q" else 1  # the axis a step runs along
     across = 1 - along
     allowed = BY_CODE[code].allowed
-    signs = [{REGION_CODE[r] // 3 - 1 for r in allowed}, {REGION_CODE[r] % 3 - 1 for r in allowed}]
+    signs = axis_signs(allowed)
     side = signs[across]
     if signs[along] != {-1, 0, 1} or len(side) != 1 or 0 in side:
         return None
@@ -144,7 +145,7 @@ def split(ir: CellIR, code: str, trusted: Trusted | None, args: tuple[Any, ...]
         found[key] = (at, sign, amount)
     if not found:
         return None
-    return Split(tuple(found), _span_source(ir, along, side.pop(), list(found.values())))
+    return Split(tuple(found), _span_source(ir, along, min(side), list(found.values())))
 
 
 def _bound(ir: CellIR, known: Collection[str], arrays: Collection[str]
@@ -163,7 +164,8 @@ def _bound(ir: CellIR, known: Collection[str], arrays: Collection[str]
     ...     if a > t:
     ...         u = 0
     ...     return M[k + 1, a + t] + u
-    >>> {name: ast.unparse(value) for name, value in _bound(read_cell(f, 2), {"k", "p"}, {"p"}).items()}
+    >>> found = _bound(read_cell(f, 2), {"k", "p"}, {"p"})
+    >>> {name: ast.unparse(value) for name, value in found.items()}
     {'t': 'p[k] + 1'}
     """
     fn = ir.definition()
@@ -236,9 +238,8 @@ def _invariant(node: ast.expr, known: Collection[str], arrays: Collection[str],
         return isinstance(owner, ast.Name) and (owner.id == table or owner.id in arrays)
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
             and node.value.id in arrays and node.value.id in known:
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         return all(not isinstance(x, (ast.Slice, ast.Starred))
-                   and _invariant(x, known, arrays, table) for x in elements)
+                   and _invariant(x, known, arrays, table) for x in subscript_elements(node))
     return False
 
 
@@ -255,9 +256,8 @@ class _Loads(ast.NodeTransformer):
             return node
         self.generic_visit(node)
         array = ast.unparse(node.value)
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         places = []
-        for axis, x in enumerate(elements):
+        for axis, x in enumerate(subscript_elements(node)):
             text = ast.unparse(x)
             if not isinstance(x, (ast.Name, ast.Constant)):  # computed once
                 self.e(f"_dg_i{self.count}_{axis} = {text}")

@@ -26,7 +26,7 @@ from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
 from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
-from patterns import REGION_CODE
+from patterns import REGION_CODE, axis_signs
 from patterns.hyperplane import Shear
 from patterns.lexorder import LexOrder
 
@@ -343,7 +343,7 @@ def guarded_read_source(allowed: Collection[str], load: str, flag: int,
         if not (b < M.shape[1]):
     """
     codes = {REGION_CODE[r] for r in allowed}
-    signs = [frozenset(c // 3 - 1 for c in codes), frozenset(c % 3 - 1 for c in codes)]
+    signs = axis_signs(allowed)
     product = {(si + 1) * 3 + sj + 1 for si in signs[0] for sj in signs[1]} - {REGION_CODE["Self"]}
     e = Emitter()
     with e.block("def read(M, ck, x0, x1, a, b)"):
