@@ -51,7 +51,7 @@ import numpy as np
 
 from depgraph.analysis.bitwise import BitOps
 from depgraph.analysis.proof import Requirement, side_value
-from depgraph.frontend.ir import CellIR, range_parts
+from depgraph.frontend.ir import CellIR, range_parts, subscript_elements
 from depgraph.frontend.source import function_namespace
 
 __all__ = ["MAX_PATHS", "SMALL", "GiveUp", "PathRead", "Walk"]
@@ -88,11 +88,6 @@ def _equal(a: Any, b: Any, shift: int, a_text: str, b_text: str
     texts (``a_text == b_text + shift``)."""
     bound = b_text + (f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else "")
     return (("ge", a - b - shift), ("ge", b + shift - a)), Requirement(a_text, "==", bound)
-
-
-def _parts(node: ast.Subscript) -> list[ast.expr]:
-    """The indices of a subscript, one per axis."""
-    return node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
 
 
 def _extent(node: ast.Subscript) -> bool:
@@ -384,7 +379,7 @@ class Walk(BitOps):
 
     def _element_index(self, node: ast.Subscript, env: dict[str, Any]) -> tuple[Any, ...]:
         """The index of an element read ``node``, a polynomial (or ``None``) per axis."""
-        return tuple(self.polynomial(e, env) for e in _parts(node))
+        return tuple(self.polynomial(e, env) for e in subscript_elements(node))
 
     def _element_read(self, node: ast.Subscript, env: dict[str, Any], premises: tuple) -> None:
         """Keep the read ``node`` of an array argument's element with its path's premises
@@ -485,7 +480,7 @@ class Walk(BitOps):
             return
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id == self.ir.table:
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            elements = subscript_elements(node)
             index = tuple(self.polynomial(e, env) for e in elements)
             if len(index) != self.ir.ndim or any(e is None for e in index):
                 if not self.lenient:
@@ -500,7 +495,7 @@ class Walk(BitOps):
         if isinstance(node, ast.Subscript) and self._argument(node, env) is not None:
             self._element_read(node, env, premises)
         elif isinstance(node, ast.Subscript) and not _extent(node) and not any(
-                isinstance(e, ast.Slice) for e in _parts(node)):
+                isinstance(e, ast.Slice) for e in subscript_elements(node)):
             # an element of a local array or of a view (``A[i][j]``) is read unchecked by
             # compiled code, and the walk follows no array but the arguments
             raise GiveUp(f"the read {ast.unparse(node)} (line {node.lineno}) is of an array "

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.frontend.ir import CellIR
+from depgraph.frontend.ir import CellIR, subscript_elements
 from runtime.backends.emit import Emitter
 
 __all__ = ["CAP", "STOP", "COMPARED", "WHY", "OUTSIDE", "PYTHON", "NotCompiled",
@@ -227,7 +227,7 @@ class _Translate:
         return ast.unparse(node), False
 
     def expr_Subscript(self, node: ast.Subscript) -> tuple[str, bool]:
-        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        index = subscript_elements(node)
         if any(isinstance(x, (ast.Slice, ast.Starred)) for x in index):
             raise NotCompiled(f"the slice {ast.unparse(node)}")
         values = ", ".join(self.value(x) for x in index)

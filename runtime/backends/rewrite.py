@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from depgraph.analysis.proof import Edges, ReadKey, Trusted
-from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset
+from depgraph.frontend.ir import HOISTED, CellIR, LoadFinder, index_offset, subscript_elements
 from depgraph.frontend.source import Position, SourceUnavailable, position
 from runtime.backends import speculate as guards
 from runtime.backends.emit import Emitter
@@ -60,7 +60,7 @@ class _Reads(ast.NodeTransformer):
         self.generic_visit(node)
         if not _reads_table(node, self.table):
             return node
-        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        index = subscript_elements(node)
         self.count += 1
         args = [ast.Name(self.table, ast.Load()), ast.Name(CHECK, ast.Load())]
         offset = tuple(index_offset(e, x) for e, x in zip(index, self.index))
@@ -117,7 +117,7 @@ class _ArgLoads(ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         text = ast.unparse(node)  # as written, before its own subscripts are rewritten
         self.generic_visit(node)
-        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        index = subscript_elements(node)
         base = node.value
         if isinstance(base, ast.Attribute) and base.attr == "shape" \
                 or isinstance(base, ast.Name) and base.id in self.reads.others:

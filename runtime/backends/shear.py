@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from depgraph.frontend.ir import CellIR, index_offset
+from depgraph.frontend.ir import CellIR, index_offset, subscript_elements
 from depgraph.frontend.source import function_namespace
 from depgraph.model import Recurrence, recurrence
 from patterns.hyperplane import Shear, linear_source
@@ -81,7 +81,7 @@ class _Sheared(ast.NodeTransformer):
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         if isinstance(node.value, ast.Name) and node.value.id == self.table:
-            elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            elts = subscript_elements(node)
             offsets = [index_offset(e, x) for e, x in zip(elts, self.index)]
         self.generic_visit(node)
         if isinstance(node.value, ast.Tuple) and isinstance(node.slice, ast.Constant):
